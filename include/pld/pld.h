@@ -1,0 +1,203 @@
+/* pld — a C11 runtime for symmetric-memory collectives.
+ *
+ * Every rank owns the same window buffers; ranks reach each other's windows
+ * with one-sided put/get/remote_load/remote_store and synchronise with
+ * signals (notify/wait). Collectives are compositions of those primitives.
+ *
+ * Host side:   pld_world_init -> pld_alloc_window_buffer -> pld_window -> pld_launch
+ * Kernel side: void kernel(pld_ctx *ctx, void *arg), run SPMD on every rank.
+ *
+ * Error contract: host calls return pld_status. Kernel calls return void; an
+ * error inside a kernel ends that rank's kernel at once, aborts the group
+ * (every rank blocked in a wait is released with PLD_ERR_PEER), and
+ * pld_launch returns the root cause. pld_world_error() then names the rank,
+ * the call and the offending values. The world stays usable afterwards. */
+#ifndef PLD_PLD_H
+#define PLD_PLD_H
+
+#include <stdio.h>
+
+#include "pld/types.h"
+#include "pld/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================= */
+/* World and launch (host side)                                            */
+/* ======================================================================= */
+
+/* Check bits for pld_config.check and the PLD_CHECK environment variable
+ * (comma list: "signals,race"). */
+#define PLD_CHECK_SIGNALS 0x1u /* builtins verify their signal returns to all-zero */
+#define PLD_CHECK_RACE 0x2u    /* happens-before race checker */
+
+typedef struct pld_config {
+    const char *platform;  /* NULL -> "a2a3sim"; also "a5sim", "sim" (= a2a3sim) */
+    const char *transport; /* NULL -> "thread" */
+    const char *devices;   /* NULL -> "0,1"; "0,1,2,3", "0-3", "4,5", "0-1,6-7" */
+    int wait_timeout_ms;   /* 0 -> env PLD_WAIT_TIMEOUT_MS, else 60000 */
+    const char *trace_path; /* NULL -> env PLD_TRACE; Chrome/Perfetto JSON */
+    unsigned check;         /* PLD_CHECK_* bits, OR-ed with env PLD_CHECK */
+    int ir;                 /* print rank 0's lowering listing after each launch */
+} pld_config;
+
+/* Creates a world. cfg may be NULL (all defaults). Errors:
+ * PLD_ERR_ARG (bad device list, unknown platform/transport name),
+ * PLD_ERR_UNSUPPORTED (real-hardware platforms a2a3/a5, transport not built),
+ * PLD_ERR_NOMEM, PLD_ERR_SYSTEM. On failure *out is untouched and the reason
+ * is available from pld_last_error(). */
+pld_status pld_world_init(pld_world **out, const pld_config *cfg);
+
+/* Like pld_world_init, configured from the command line. Consumes
+ * -p/--platform X, -d/--device X, --transport X and --ir (also in the
+ * --opt=X form) and leaves every other argument in place. */
+pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
+
+/* Message of the last failed pld_world_init on this thread ("" if none). */
+const char *pld_last_error(void);
+
+void pld_world_finalize(pld_world *w);
+int pld_world_size(const pld_world *w);
+int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
+int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
+const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
+const char *pld_world_transport(const pld_world *w); /* "thread", ... */
+/* Message of the last failure on this world, "" if none. */
+const char *pld_world_error(const pld_world *w);
+
+/* Symmetric allocation of `bytes` on every rank, zero-initialised. `name`
+ * appears in error messages and listings. */
+pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
+                                   pld_window_buffer **out);
+/* A typed view of a window buffer; the view must fit the buffer. */
+pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const int64_t *shape,
+                      pld_dtensor *out);
+/* Zeroes the buffer on every rank (e.g. a signal after an aborted launch). */
+pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf);
+void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf);
+const char *pld_window_buffer_name(const pld_window_buffer *buf);
+size_t pld_window_buffer_size(const pld_window_buffer *buf);
+
+/* Host memory visible to every rank (on every transport that shares memory
+ * with the host). Zeroed. NULL on failure. */
+void *pld_host_alloc(pld_world *w, size_t bytes);
+void pld_host_free(pld_world *w, void *p);
+
+typedef void (*pld_kernel)(pld_ctx *ctx, void *arg);
+/* Runs kernel on every rank this process hosts and returns when all have
+ * finished: PLD_OK or the root-cause status of the first failure. */
+pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg);
+
+/* Reads (and releases) this rank's window slice from the host side:
+ * a plain tensor over rank `rank`'s part of `t`. Only valid between launches,
+ * on transports where the host shares memory with the ranks. */
+pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tensor *out);
+
+/* ======================================================================= */
+/* Kernel side (inside pld_launch)                                         */
+/* ======================================================================= */
+
+int pld_rank(const pld_ctx *c);
+int pld_nranks(const pld_ctx *c);
+int pld_device(const pld_ctx *c); /* this rank's device id */
+/* This rank's slice of a window as a plain tensor. */
+pld_tensor pld_local(const pld_ctx *c, pld_dtensor t);
+/* Reports a failed check: PLD_ERR_CHECK with the formatted message; aborts
+ * the group. Does not return. */
+void pld_fail(pld_ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+
+/* Plain tensor constructor (no allocation). ndim 1..PLD_MAX_DIMS. */
+pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape);
+int64_t pld_tensor_numel(pld_tensor t);
+
+/* ---- tiles ---------------------------------------------------------------
+ * 2-D [rows, cols] scratch from the rank's UB budget (profile, default
+ * 192 KiB, env PLD_UB_BYTES). Exceeding the budget is PLD_ERR_NOMEM. Tiles
+ * are freed automatically when the kernel returns. Contents start zeroed. */
+pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols);
+void *pld_tile_data(pld_tile *t);
+int64_t pld_tile_rows(const pld_tile *t);
+int64_t pld_tile_cols(const pld_tile *t);
+pld_dtype pld_tile_dtype(const pld_tile *t);
+void pld_tile_free(pld_ctx *c, pld_tile *t);
+/* Bytes of UB in use / available on this rank. */
+size_t pld_ub_used(const pld_ctx *c);
+size_t pld_ub_capacity(const pld_ctx *c);
+
+/* tile <-> local tensor; the tile covers the innermost two dims at offsets
+ * (one offset per tensor dim). */
+void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets);
+void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *offsets);
+/* acc = acc op x, elementwise; same dtype and shape. */
+void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op);
+void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x);
+
+/* ---- signals -------------------------------------------------------------
+ * A signal is an INT32 window. notify updates a cell of `peer`'s window
+ * (Set or AtomicAdd); wait blocks until this rank's own cell compares
+ * (signed) Eq / Ge to expected. Every put/remote_store/atomic issued before a
+ * notify is visible to the rank whose wait observes it (release/acquire).
+ * A waiting rank spins briefly, then sleeps until a notify can satisfy it. */
+void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
+                pld_notify_op op);
+void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
+              pld_wait_cmp cmp);
+int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets);
+
+/* ---- tile-level RMA: a 2-D tile lands on the innermost two dims ---------- */
+void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const int64_t *offsets);
+void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
+                      const int64_t *offsets, pld_atomic atomic);
+
+/* ---- tensor-level point-to-point ----------------------------------------
+ * Without offsets, src and dst must have the same shape and the whole tensor
+ * moves. With offsets, `shape` describes the region; when the two tensors
+ * have different ndim, shape has the larger ndim and applies right-aligned to
+ * the other (whose missing leading extents must be 1). The transfer is
+ * staged through UB: without chunk sizes the whole region must fit the UB
+ * budget (else PLD_ERR_NOMEM asking for chunk_rows/chunk_cols). */
+typedef struct pld_xfer {
+    const int64_t *dst_offsets, *src_offsets, *shape; /* all three or none */
+    pld_atomic atomic;
+    int64_t chunk_rows, chunk_cols; /* 0 = full extent */
+    int pipeline;                   /* double-buffered; requires both chunk sizes */
+} pld_xfer;
+void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xfer *x);
+void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xfer *x);
+
+/* ======================================================================= */
+/* Observability                                                           */
+/* ======================================================================= */
+
+typedef struct pld_counters {
+    uint64_t bytes_to_peers;   /* written into other ranks' windows: put, remote_store */
+    uint64_t bytes_from_peers; /* read from other ranks' windows: get, remote_load */
+    uint64_t bytes_self;       /* the same paths with peer == this rank */
+    uint64_t notifies, waits;  /* signal operations issued */
+    uint64_t wait_ns;          /* time spent blocked in waits */
+} pld_counters;
+pld_counters pld_ctx_counters(const pld_ctx *c);
+pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out);
+
+/* The lowering listing of rank 0's last launch (see --ir). Recording is on
+ * when the world was created with cfg.ir / --ir / env PLD_IR=1, or after
+ * pld_ir_enable(w, 1). */
+void pld_ir_enable(pld_world *w, int on);
+/* Text of the listing; valid until the next launch. "" when not recorded. */
+const char *pld_ir_text(const pld_world *w);
+/* Writes the listing to out (stdout when NULL). */
+pld_status pld_ir_dump(const pld_world *w, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "pld/coll.h"
+
+#endif /* PLD_PLD_H */

@@ -1,0 +1,248 @@
+/* Internal structures shared by pld's layers. Not installed.
+ *
+ * Names: pld__ for non-static internals shared across files. */
+#ifndef PLD_INTERNAL_H
+#define PLD_INTERNAL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "pld/pld.h"
+#include "transport/transport.h"
+
+#define PLD__MAX_RANKS 1024
+#define PLD__NAME_MAX 48
+#define PLD__ERRMSG_MAX 16384
+#define PLD__CACHELINE 64
+
+#if defined(__GNUC__)
+#define PLD__NORETURN __attribute__((noreturn))
+#define PLD__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PLD__LIKELY(x) __builtin_expect(!!(x), 1)
+#define PLD__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PLD__NORETURN
+#define PLD__PRINTF(a, b)
+#define PLD__LIKELY(x) (x)
+#define PLD__UNLIKELY(x) (x)
+#endif
+
+/* ---- platform profiles (src/core/profile.c) ----------------------------- */
+
+typedef struct pld__profile {
+    const char *name;    /* canonical name */
+    size_t ub_bytes;     /* on-core buffer per core */
+    int aiv_cores;       /* AIV cores per rank: bounds every core_num */
+    bool urma;           /* URMA queue model present */
+    int64_t sq_depth;    /* SQ depth in WQEBBs (URMA only) */
+} pld__profile;
+
+/* Resolves a platform name (aliases included) into *out with the
+ * environment overrides applied. Writes a message into msg on failure. */
+pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz);
+
+/* ---- environment settings (src/core/env.c) ------------------------------ */
+
+/* Every PLD_* environment variable is read through here (one list). */
+long pld__env_long(const char *name, long dflt);
+const char *pld__env_str(const char *name);
+unsigned pld__env_check_bits(void);
+
+/* ---- logging (src/core/log.c) ------------------------------------------- */
+
+enum { PLD__LOG_OFF = 0, PLD__LOG_WARN = 1, PLD__LOG_INFO = 2, PLD__LOG_TRACE = 3 };
+int pld__log_level(void);
+void pld__log(int level, int rank, const char *fmt, ...) PLD__PRINTF(3, 4);
+#define PLD__LOG(lvl, rank, ...)                                                                   \
+    do {                                                                                           \
+        if (PLD__UNLIKELY(pld__log_level() >= (lvl)))                                              \
+            pld__log((lvl), (rank), __VA_ARGS__);                                                  \
+    } while (0)
+
+/* ---- shared control state ----------------------------------------------- */
+
+/* Rank execution state, as seen by the deadlock detector. */
+enum { PLD__RS_IDLE = 0, PLD__RS_RUNNING = 1, PLD__RS_BLOCKED = 2, PLD__RS_DONE = 3 };
+
+/* What a blocked rank waits for, published for the deadlock report. All
+ * fields are atomics because the detector reads them from other ranks. */
+typedef struct pld__wait_rec {
+    _Atomic int32_t buf_id;
+    _Atomic int32_t cmp;
+    _Atomic int32_t expected;
+    _Atomic int32_t ndim;
+    _Atomic int64_t off;      /* byte offset of the cell in the rank's slice */
+    _Atomic int64_t coords[PLD_MAX_DIMS];
+} pld__wait_rec;
+
+/* Per-rank control block. Lives in memory every rank of the world can reach
+ * (heap for threads, shared memory for processes). */
+typedef struct pld__rank_shared {
+    _Alignas(PLD__CACHELINE) _Atomic uint32_t wake_seq; /* futex word: bumped to wake */
+    _Atomic int32_t sleepers;                           /* threads of this rank asleep */
+    _Atomic int32_t state;                              /* PLD__RS_* */
+    pld__wait_rec wait;
+    _Alignas(PLD__CACHELINE) pld_counters counters;     /* written by the rank only */
+} pld__rank_shared;
+
+typedef struct pld__world_shared {
+    _Atomic int32_t abort_status;   /* 0 while healthy; root-cause status once aborted */
+    _Atomic int32_t err_claimed;    /* first failing rank claims the message slot */
+    _Atomic int32_t live;           /* ranks of the launch not yet finished */
+    _Atomic uint64_t notify_epoch;  /* bumped by every notify: deadlock checks need it */
+    _Atomic int32_t deadlock_claim; /* one rank writes the deadlock report */
+    char errmsg[PLD__ERRMSG_MAX];
+    pld__rank_shared rank[];        /* nranks entries */
+} pld__world_shared;
+
+size_t pld__world_shared_bytes(int nranks);
+
+/* ---- windows ------------------------------------------------------------ */
+
+struct pld_window_buffer {
+    pld_world *w;
+    int id;                      /* index in w->windows */
+    char name[PLD__NAME_MAX];
+    size_t bytes;                /* requested bytes per rank */
+    size_t stride;               /* distance between rank slices (>= bytes, cache aligned) */
+    unsigned char *base;         /* rank r's slice at base + r*stride (when mapped) */
+    size_t map_bytes;
+    void *tp_priv;               /* transport's own data */
+};
+
+/* ---- tiles -------------------------------------------------------------- */
+
+struct pld_tile {
+    pld_dtype dtype;
+    int64_t rows, cols;
+    size_t bytes;
+    void *data;
+    int id;                      /* t0, t1, ... in listings */
+    struct pld_tile *next, *prev;
+};
+
+/* ---- the lowering recorder (src/trace/ir.c) ---------------------------- */
+
+typedef struct pld__ir pld__ir;
+pld__ir *pld__ir_new(void);
+void pld__ir_free(pld__ir *ir);
+void pld__ir_reset(pld__ir *ir);
+/* Appends one operation line at the current nesting depth. */
+void pld__ir_emit(pld__ir *ir, int depth, const char *fmt, ...) PLD__PRINTF(3, 4);
+/* Folds and renders the listing; the string is owned by ir. */
+const char *pld__ir_render(pld__ir *ir);
+
+/* ---- world -------------------------------------------------------------- */
+
+struct pld_world {
+    const pld_transport_ops *tp;
+    void *tp_state;
+    int nranks;
+    int *device_ids;
+    pld__profile profile;
+    int wait_timeout_ms;
+    unsigned check;
+    int ir_print;                /* print the listing after each launch */
+    _Atomic int ir_on;           /* record rank 0's operations */
+    char *trace_path;
+
+    pld__world_shared *sh;       /* control block every rank reaches */
+    size_t sh_bytes;
+
+    pld_window_buffer **windows; /* by id; NULL slots after free */
+    int nwindows, cap_windows;
+
+    /* the current launch */
+    pld_kernel kernel;
+    void *kernel_arg;
+    pld__ir *ir;
+
+    char errmsg[PLD__ERRMSG_MAX]; /* host-side copy, what pld_world_error returns */
+};
+
+/* Fills w->errmsg (host-side failures) and returns st. */
+pld_status pld__world_fail(pld_world *w, pld_status st, const char *fmt, ...) PLD__PRINTF(3, 4);
+/* Error for pld_world_init, kept per thread for pld_last_error. */
+pld_status pld__init_fail(pld_status st, const char *fmt, ...) PLD__PRINTF(2, 3);
+
+/* Runs the kernel on one rank; called by the transport's launch on the
+ * rank's own thread/process. */
+void pld__rank_main(pld_world *w, int rank);
+
+/* ---- kernel context ----------------------------------------------------- */
+
+struct pld_ctx {
+    pld_world *w;
+    int rank, nranks, device;
+    pld__rank_shared *rs;
+    pld__world_shared *sh;
+    const pld_transport_ops *tp;
+    jmp_buf jb;                  /* any kernel error longjmps here */
+    size_t ub_used, ub_cap;
+    pld_tile *tiles;             /* live tiles, freed at kernel end */
+    int next_tile_id;
+    const char *scope[4];        /* enclosing builtin calls, for messages */
+    int depth;
+    pld__ir *ir;                 /* non-NULL on rank 0 when recording */
+};
+
+/* Raises a kernel error: records the message (first error of the group
+ * wins), aborts the group and ends this rank's kernel. `api` is the public
+ * call that detected it. */
+PLD__NORETURN void pld__kraise(pld_ctx *c, pld_status st, const char *api, const char *fmt, ...)
+    PLD__PRINTF(4, 5);
+PLD__NORETURN void pld__kraisev(pld_ctx *c, pld_status st, const char *api, const char *fmt,
+                                va_list ap);
+/* Records a group failure (first wins) without ending the caller; used by
+ * the transport (deadlock/timeout) and by kraise. Returns 1 if this call
+ * claimed the root cause. */
+int pld__group_fail(pld_world *w, pld_status st, const char *msg);
+/* Aborted? (relaxed check used on every primitive) */
+static inline int pld__aborted(const pld_ctx *c)
+{
+    return atomic_load_explicit(&c->sh->abort_status, memory_order_relaxed) != 0;
+}
+/* Ends this rank's kernel because the group was aborted by someone else. */
+PLD__NORETURN void pld__kexit_aborted(pld_ctx *c);
+
+/* Enter/leave a builtin (nesting for messages and the listing). */
+void pld__scope_push(pld_ctx *c, const char *name);
+void pld__scope_pop(pld_ctx *c);
+
+/* ---- offsets and regions (src/prim/region.c) ---------------------------- */
+
+/* Number of entries of an offsets/shape array made by PLD_IDX, or -1 when
+ * unknown (plain array). Consumes the mark. */
+int pld__idx_count(const int64_t *v);
+/* Formats "[a,b,c]" into buf. */
+const char *pld__fmt_dims(char *buf, size_t n, const int64_t *v, int ndim);
+
+/* ---- waits -------------------------------------------------------------- */
+
+typedef struct pld__wait_desc {
+    pld_window_buffer *buf;
+    size_t off;
+    int32_t expected;
+    pld_wait_cmp cmp;
+    int ndim;
+    int64_t coords[PLD_MAX_DIMS];
+} pld__wait_desc;
+
+static inline int pld__wait_satisfied(int32_t v, int32_t expected, pld_wait_cmp cmp)
+{
+    return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
+}
+
+/* Deadlock check (src/check/deadlock.c): if every live rank is blocked on an
+ * unsatisfied wait and no notify ran meanwhile, records PLD_ERR_DEADLOCK with
+ * the wait-for report and returns 1. */
+int pld__deadlock_check(pld_world *w);
+/* One line describing rank r's blocked wait (for reports). */
+void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t n);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t pld__now_ns(void);
+
+#endif /* PLD_INTERNAL_H */
