@@ -64,6 +64,14 @@ int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range *
 int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
 const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
 const char *pld_world_transport(const pld_world *w); /* "thread", ... */
+/* The simulated hardware limits of the world's platform profile. */
+typedef struct pld_info_limits {
+    size_t ub_bytes;  /* on-core buffer (UB) bytes per core */
+    int aiv_cores;    /* AIV cores per rank: bounds every core_num */
+    int urma;         /* 1 if the URMA queue model exists (a5sim) */
+    int64_t sq_depth; /* URMA SQ depth in WQEBBs */
+} pld_info_limits;
+void pld_world_limits(const pld_world *w, pld_info_limits *out);
 /* Message of the last failure on this world, "" if none. */
 const char *pld_world_error(const pld_world *w);
 

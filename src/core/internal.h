@@ -83,6 +83,7 @@ typedef struct pld__rank_shared {
     _Alignas(PLD__CACHELINE) _Atomic uint32_t wake_seq; /* futex word: bumped to wake */
     _Atomic int32_t sleepers;                           /* threads of this rank asleep */
     _Atomic int32_t state;                              /* PLD__RS_* */
+    _Atomic uint64_t notify_seq;                        /* notifies issued (deadlock check) */
     pld__wait_rec wait;
     _Alignas(PLD__CACHELINE) pld_counters counters;     /* written by the rank only */
 } pld__rank_shared;
@@ -193,8 +194,6 @@ struct pld_ctx {
  * call that detected it. */
 PLD__NORETURN void pld__kraise(pld_ctx *c, pld_status st, const char *api, const char *fmt, ...)
     PLD__PRINTF(4, 5);
-PLD__NORETURN void pld__kraisev(pld_ctx *c, pld_status st, const char *api, const char *fmt,
-                                va_list ap);
 /* Records a group failure (first wins) without ending the caller; used by
  * the transport (deadlock/timeout) and by kraise. Returns 1 if this call
  * claimed the root cause. */

@@ -1,0 +1,86 @@
+/* Device-id lists: "0,1", "0-3", "4,5", "0-1,6-7". */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/devices.h"
+
+static int parse_num(const char **p, long *out)
+{
+    if (!isdigit((unsigned char)**p))
+        return 0;
+    char *end;
+    *out = strtol(*p, &end, 10);
+    *p = end;
+    return 1;
+}
+
+pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char *msg, size_t msgsz)
+{
+    int cap = 16, n = 0;
+    int *ids = malloc(sizeof *ids * (size_t)cap);
+    if (!ids) {
+        snprintf(msg, msgsz, "out of memory parsing device list");
+        return PLD_ERR_NOMEM;
+    }
+    const char *p = spec;
+    if (!*p)
+        goto bad;
+    for (;;) {
+        long lo, hi;
+        const char *item = p;
+        if (!parse_num(&p, &lo))
+            goto bad;
+        hi = lo;
+        if (*p == '-') {
+            p++;
+            if (!parse_num(&p, &hi))
+                goto bad;
+            if (hi < lo) {
+                snprintf(msg, msgsz, "device range '%.*s' in '%s' is descending",
+                         (int)(p - item), item, spec);
+                goto fail;
+            }
+        }
+        if (hi - lo + 1 > PLD__MAX_RANKS - n) {
+            snprintf(msg, msgsz, "device list '%s' has more than %d devices", spec,
+                     PLD__MAX_RANKS);
+            goto fail;
+        }
+        for (long d = lo; d <= hi; d++) {
+            for (int i = 0; i < n; i++) {
+                if (ids[i] == d) {
+                    snprintf(msg, msgsz, "device %ld appears twice in '%s'", d, spec);
+                    goto fail;
+                }
+            }
+            if (n == cap) {
+                cap *= 2;
+                int *grown = realloc(ids, sizeof *ids * (size_t)cap);
+                if (!grown) {
+                    snprintf(msg, msgsz, "out of memory parsing device list");
+                    free(ids);
+                    return PLD_ERR_NOMEM;
+                }
+                ids = grown;
+            }
+            ids[n++] = (int)d;
+        }
+        if (*p == '\0')
+            break;
+        if (*p != ',')
+            goto bad;
+        p++;
+    }
+    *ids_out = ids;
+    *n_out = n;
+    return PLD_OK;
+bad:
+    snprintf(msg, msgsz,
+             "bad device list '%s' at position %d (expected ids like '0,1', '0-3' or '4,5')",
+             spec, (int)(p - spec));
+fail:
+    free(ids);
+    return PLD_ERR_ARG;
+}

@@ -1,0 +1,186 @@
+/* pld_launch and the per-rank kernel trampoline; group failure and abort. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+uint64_t pld__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pld__group_fail(pld_world *w, pld_status st, const char *msg)
+{
+    pld__world_shared *sh = w->sh;
+    int32_t zero = 0;
+    if (!atomic_compare_exchange_strong(&sh->err_claimed, &zero, 1))
+        return 0;
+    snprintf(sh->errmsg, sizeof sh->errmsg, "%s", msg);
+    atomic_store_explicit(&sh->abort_status, (int32_t)st, memory_order_seq_cst);
+    w->tp->abort(w);
+    return 1;
+}
+
+/* "rank 1 (device 1): pld_barrier: pld_notify: <message>" */
+static void kformat(pld_ctx *c, const char *api, char *msg, size_t size, const char *fmt,
+                    va_list ap)
+{
+    int n = snprintf(msg, size, "rank %d (device %d): ", c->rank, c->device);
+    /* enclosing builtins first, like a backtrace */
+    for (int i = 0; i < c->depth && i < 4 && n < (int)size; i++)
+        if (strcmp(c->scope[i], api))
+            n += snprintf(msg + n, size - (size_t)n, "%s: ", c->scope[i]);
+    if (n < (int)size)
+        n += snprintf(msg + n, size - (size_t)n, "%s: ", api);
+    if (n < (int)size)
+        vsnprintf(msg + n, size - (size_t)n, fmt, ap);
+}
+
+static PLD__NORETURN void kraise_msg(pld_ctx *c, pld_status st, const char *msg)
+{
+    PLD__LOG(PLD__LOG_WARN, c->rank, "%s: %s", pld_status_name(st), msg);
+    pld__group_fail(c->w, st, msg);
+    longjmp(c->jb, 1);
+}
+
+void pld__kraise(pld_ctx *c, pld_status st, const char *api, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    kformat(c, api, msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    kraise_msg(c, st, msg);
+}
+
+void pld__kexit_aborted(pld_ctx *c)
+{
+    longjmp(c->jb, 1);
+}
+
+void pld_fail(pld_ctx *c, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    kformat(c, "pld_fail", msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    kraise_msg(c, PLD_ERR_CHECK, msg);
+}
+
+void pld__scope_push(pld_ctx *c, const char *name)
+{
+    if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0]))
+        c->scope[c->depth] = name;
+    c->depth++;
+}
+
+void pld__scope_pop(pld_ctx *c)
+{
+    c->depth--;
+}
+
+static void free_tiles(pld_ctx *c)
+{
+    while (c->tiles)
+        pld_tile_free(c, c->tiles);
+}
+
+void pld__rank_main(pld_world *w, int rank)
+{
+    /* Heap, not stack: fields change between setjmp and longjmp. */
+    pld_ctx *c = calloc(1, sizeof *c);
+    pld__rank_shared *rs = &w->sh->rank[rank];
+    if (!c) {
+        pld__group_fail(w, PLD_ERR_NOMEM, "out of memory creating a rank context");
+    } else {
+        c->w = w;
+        c->rank = rank;
+        c->nranks = w->nranks;
+        c->device = w->device_ids[rank];
+        c->rs = rs;
+        c->sh = w->sh;
+        c->tp = w->tp;
+        c->ub_cap = w->profile.ub_bytes;
+        c->ir = (rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
+        atomic_store(&rs->state, PLD__RS_RUNNING);
+        if (setjmp(c->jb) == 0)
+            w->kernel(c, w->kernel_arg);
+        free_tiles(c);
+        free(c);
+    }
+    atomic_store(&rs->state, PLD__RS_DONE);
+    atomic_fetch_sub(&w->sh->live, 1);
+}
+
+pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
+{
+    if (!w)
+        return PLD_ERR_ARG;
+    if (!kernel)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_launch: kernel is NULL");
+    pld__world_shared *sh = w->sh;
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    atomic_store(&sh->abort_status, 0);
+    atomic_store(&sh->err_claimed, 0);
+    atomic_store(&sh->deadlock_claim, 0);
+    atomic_store(&sh->live, count);
+    sh->errmsg[0] = '\0';
+    for (int r = first; r < first + count; r++) {
+        memset(&sh->rank[r].counters, 0, sizeof sh->rank[r].counters);
+        atomic_store(&sh->rank[r].state, PLD__RS_IDLE);
+    }
+    w->errmsg[0] = '\0';
+    w->kernel = kernel;
+    w->kernel_arg = arg;
+    pld__ir_reset(w->ir);
+
+    pld_status st = w->tp->launch(w);
+    if (st != PLD_OK)
+        return st; /* the transport wrote w->errmsg */
+    st = (pld_status)atomic_load(&sh->abort_status);
+    if (st != PLD_OK)
+        snprintf(w->errmsg, sizeof w->errmsg, "%s", sh->errmsg);
+    if (w->ir_print && first == 0)
+        pld_ir_dump(w, stdout);
+    return st;
+}
+
+/* ---- kernel-side accessors --------------------------------------------- */
+
+int pld_rank(const pld_ctx *c)
+{
+    return c->rank;
+}
+
+int pld_nranks(const pld_ctx *c)
+{
+    return c->nranks;
+}
+
+int pld_device(const pld_ctx *c)
+{
+    return c->device;
+}
+
+pld_counters pld_ctx_counters(const pld_ctx *c)
+{
+    return c->rs->counters;
+}
+
+pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)
+{
+    if (!w || !out || rank < 0 || rank >= w->nranks)
+        return PLD_ERR_ARG;
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    if (rank < first || rank >= first + count)
+        return PLD_ERR_UNSUPPORTED; /* lives in another process */
+    *out = w->sh->rank[rank].counters;
+    return PLD_OK;
+}

@@ -1,0 +1,47 @@
+/* Platform profiles: the simulated hardware limits (SPEC §2). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static const pld__profile profiles[] = {
+    {.name = "a2a3sim", .ub_bytes = 192 * 1024, .aiv_cores = 48, .urma = false, .sq_depth = 0},
+    {.name = "a5sim", .ub_bytes = 192 * 1024, .aiv_cores = 36, .urma = true, .sq_depth = 1024},
+};
+
+pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz)
+{
+    if (!name)
+        name = "a2a3sim";
+    if (!strcmp(name, "sim"))
+        name = "a2a3sim";
+    if (!strcmp(name, "a2a3") || !strcmp(name, "a5")) {
+        snprintf(msg, msgsz,
+                 "platform '%s' is real hardware, and this build has no NPU backend; "
+                 "use '%ssim'",
+                 name, name);
+        return PLD_ERR_UNSUPPORTED;
+    }
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+        if (strcmp(name, profiles[i].name))
+            continue;
+        *out = profiles[i];
+        long ub = pld__env_long("PLD_UB_BYTES", (long)out->ub_bytes);
+        if (ub < 1024) {
+            snprintf(msg, msgsz, "PLD_UB_BYTES=%ld is too small (minimum 1024)", ub);
+            return PLD_ERR_ARG;
+        }
+        out->ub_bytes = (size_t)ub;
+        if (out->urma) {
+            long d = pld__env_long("PLD_URMA_SQ_DEPTH", (long)out->sq_depth);
+            if (d < 4) {
+                snprintf(msg, msgsz, "PLD_URMA_SQ_DEPTH=%ld is too small (minimum 4)", d);
+                return PLD_ERR_ARG;
+            }
+            out->sq_depth = d;
+        }
+        return PLD_OK;
+    }
+    snprintf(msg, msgsz, "unknown platform '%s' (expected a2a3sim, a5sim or sim)", name);
+    return PLD_ERR_ARG;
+}

@@ -1,0 +1,192 @@
+/* World creation, accessors and host-side error messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/devices.h"
+#include "core/internal.h"
+
+static _Thread_local char init_errmsg[1024];
+
+const char *pld_last_error(void)
+{
+    return init_errmsg;
+}
+
+pld_status pld__init_fail(pld_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(init_errmsg, sizeof init_errmsg, fmt, ap);
+    va_end(ap);
+    PLD__LOG(PLD__LOG_WARN, -1, "%s", init_errmsg);
+    return st;
+}
+
+pld_status pld__world_fail(pld_world *w, pld_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+    va_end(ap);
+    PLD__LOG(PLD__LOG_WARN, -1, "%s", w->errmsg);
+    return st;
+}
+
+size_t pld__world_shared_bytes(int nranks)
+{
+    return sizeof(pld__world_shared) + sizeof(pld__rank_shared) * (size_t)nranks;
+}
+
+pld_status pld_world_init(pld_world **out, const pld_config *cfg)
+{
+    static const pld_config defaults = {0};
+    char msg[512];
+    pld_status st;
+    init_errmsg[0] = '\0';
+    if (!out)
+        return pld__init_fail(PLD_ERR_ARG, "pld_world_init: out is NULL");
+    if (!cfg)
+        cfg = &defaults;
+
+    pld_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+
+    st = pld__profile_resolve(cfg->platform, &w->profile, msg, sizeof msg);
+    if (st != PLD_OK) {
+        pld__init_fail(st, "pld_world_init: %s", msg);
+        goto err_world;
+    }
+
+    const char *tname = cfg->transport ? cfg->transport : "thread";
+    w->tp = pld__transport_find(tname);
+    if (!w->tp) {
+        if (!strcmp(tname, "process") || !strcmp(tname, "mpi"))
+            st = pld__init_fail(PLD_ERR_UNSUPPORTED,
+                                "pld_world_init: transport '%s' is not built into this library "
+                                "(available: %s)",
+                                tname, pld__transport_names());
+        else
+            st = pld__init_fail(PLD_ERR_ARG,
+                                "pld_world_init: unknown transport '%s' (available: %s)", tname,
+                                pld__transport_names());
+        goto err_world;
+    }
+
+    st = pld__devices_parse(cfg->devices ? cfg->devices : "0,1", &w->device_ids, &w->nranks, msg,
+                            sizeof msg);
+    if (st != PLD_OK) {
+        pld__init_fail(st, "pld_world_init: %s", msg);
+        goto err_world;
+    }
+
+    if (cfg->wait_timeout_ms < 0) {
+        st = pld__init_fail(PLD_ERR_ARG, "pld_world_init: wait_timeout_ms %d is negative",
+                            cfg->wait_timeout_ms);
+        goto err_devices;
+    }
+    w->wait_timeout_ms = cfg->wait_timeout_ms > 0
+                             ? cfg->wait_timeout_ms
+                             : (int)pld__env_long("PLD_WAIT_TIMEOUT_MS", 60000);
+    if (w->wait_timeout_ms <= 0)
+        w->wait_timeout_ms = 60000;
+    if (cfg->check & ~(PLD_CHECK_SIGNALS | PLD_CHECK_RACE)) {
+        st = pld__init_fail(PLD_ERR_ARG, "pld_world_init: unknown check bits 0x%x",
+                            cfg->check & ~(PLD_CHECK_SIGNALS | PLD_CHECK_RACE));
+        goto err_devices;
+    }
+    w->check = cfg->check | pld__env_check_bits();
+    w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
+    atomic_init(&w->ir_on, w->ir_print);
+    const char *trace = cfg->trace_path ? cfg->trace_path : pld__env_str("PLD_TRACE");
+    if (trace && !(w->trace_path = strdup(trace))) {
+        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+        goto err_devices;
+    }
+    if (!(w->ir = pld__ir_new())) {
+        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+        goto err_trace;
+    }
+
+    st = w->tp->world_init(w);
+    if (st != PLD_OK) {
+        pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
+        goto err_ir;
+    }
+    PLD__LOG(PLD__LOG_INFO, -1, "world: %d ranks, platform %s, transport %s", w->nranks,
+             w->profile.name, w->tp->name);
+    *out = w;
+    return PLD_OK;
+
+err_ir:
+    pld__ir_free(w->ir);
+err_trace:
+    free(w->trace_path);
+err_devices:
+    free(w->device_ids);
+err_world:
+    free(w);
+    return st;
+}
+
+void pld_world_finalize(pld_world *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < w->nwindows; i++)
+        if (w->windows[i])
+            pld_free_window_buffer(w, w->windows[i]);
+    w->tp->world_fini(w);
+    pld__ir_free(w->ir);
+    free(w->windows);
+    free(w->trace_path);
+    free(w->device_ids);
+    free(w);
+}
+
+int pld_world_size(const pld_world *w)
+{
+    return w ? w->nranks : 0;
+}
+
+int pld_device_id(const pld_world *w, int rank)
+{
+    if (!w || rank < 0 || rank >= w->nranks)
+        return -1;
+    return w->device_ids[rank];
+}
+
+int pld_is_root_process(const pld_world *w)
+{
+    if (!w)
+        return 0;
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    return first == 0 && count > 0;
+}
+
+const char *pld_world_platform(const pld_world *w)
+{
+    return w ? w->profile.name : "";
+}
+
+const char *pld_world_transport(const pld_world *w)
+{
+    return w ? w->tp->name : "";
+}
+
+const char *pld_world_error(const pld_world *w)
+{
+    return w ? w->errmsg : "";
+}
+
+void pld_world_limits(const pld_world *w, pld_info_limits *out)
+{
+    if (!w || !out)
+        return;
+    out->ub_bytes = w->profile.ub_bytes;
+    out->aiv_cores = w->profile.aiv_cores;
+    out->urma = w->profile.urma;
+    out->sq_depth = w->profile.sq_depth;
+}

@@ -1,0 +1,47 @@
+/* Argument checks shared by every primitive. */
+#include <stdio.h>
+
+#include "prim/prim.h"
+
+void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtensor t)
+{
+    pld_world *w = c->w;
+    if (!t.buf)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s window is NULL (not made by pld_window)", what);
+    if (t.buf->w != w || t.buf->id < 0 || t.buf->id >= w->nwindows ||
+        w->windows[t.buf->id] != t.buf)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s window is freed or belongs to another world", what);
+    size_t esz = pld_dtype_size(t.dtype);
+    if (esz == 0)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has invalid dtype %d", what,
+                    t.buf->name, (int)t.dtype);
+    if (t.ndim < 1 || t.ndim > PLD_MAX_DIMS)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has ndim %d (1..%d)", what, t.buf->name,
+                    t.ndim, PLD_MAX_DIMS);
+    uint64_t n = esz;
+    for (int i = 0; i < t.ndim; i++) {
+        if (t.shape[i] <= 0)
+            pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' dim %d has extent %lld", what,
+                        t.buf->name, i, (long long)t.shape[i]);
+        n *= (uint64_t)t.shape[i];
+        if (n > t.buf->bytes)
+            pld__kraise(c, PLD_ERR_BOUNDS, api, "%s view of window '%s' exceeds its %zu bytes",
+                        what, t.buf->name, t.buf->bytes);
+    }
+}
+
+void pld__check_peer(pld_ctx *c, const char *api, int peer)
+{
+    if (peer < 0 || peer >= c->nranks)
+        pld__kraise(c, PLD_ERR_ARG, api, "peer %d is not a rank of this world [0,%d)", peer,
+                    c->nranks);
+}
+
+void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,
+                         const int64_t *off, const int64_t *ext, pld__region *out)
+{
+    char owner[PLD__NAME_MAX + 16];
+    snprintf(owner, sizeof owner, "window '%s'", t.buf->name);
+    pld__region_make(c, api, what, owner, t.ndim, t.shape, off, ext, pld_dtype_size(t.dtype),
+                     out);
+}

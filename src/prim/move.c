@@ -1,0 +1,53 @@
+/* The one place data crosses between a rank's local memory and a window:
+ * region pairs are walked as contiguous runs and handed to the transport.
+ * Byte counters are kept here so every path counts the same way. */
+#include "prim/prim.h"
+
+static void count_out(pld_ctx *c, int peer, size_t bytes)
+{
+    if (peer == c->rank)
+        c->rs->counters.bytes_self += bytes;
+    else
+        c->rs->counters.bytes_to_peers += bytes;
+}
+
+static void count_in(pld_ctx *c, int peer, size_t bytes)
+{
+    if (peer == c->rank)
+        c->rs->counters.bytes_self += bytes;
+    else
+        c->rs->counters.bytes_from_peers += bytes;
+}
+
+void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
+                       const pld__region *wr, const unsigned char *src, const pld__region *sr,
+                       pld_atomic atomic, pld_dtype dtype)
+{
+    pld__runs it;
+    size_t woff, soff, n, esz = pld_dtype_size(dtype);
+    pld_status st = PLD_OK;
+    pld__runs_init(&it, wr, sr);
+    while (st == PLD_OK && pld__runs_next(&it, &woff, &soff, &n)) {
+        if (atomic == PLD_ATOMIC_ADD)
+            st = c->tp->accumulate(c, buf, peer, woff, src + soff, n / esz, dtype);
+        else
+            st = c->tp->put(c, buf, peer, woff, src + soff, n);
+    }
+    if (st != PLD_OK)
+        pld__kraise(c, st, api, "transfer into '%s' at peer %d failed", buf->name, peer);
+    count_out(c, peer, pld__region_bytes(wr));
+}
+
+void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
+                         pld_window_buffer *buf, int peer, const pld__region *wr)
+{
+    pld__runs it;
+    size_t doff, woff, n;
+    pld_status st = PLD_OK;
+    pld__runs_init(&it, dr, wr);
+    while (st == PLD_OK && pld__runs_next(&it, &doff, &woff, &n))
+        st = c->tp->get(c, dst + doff, buf, peer, woff, n);
+    if (st != PLD_OK)
+        pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
+    count_in(c, peer, pld__region_bytes(wr));
+}

@@ -1,0 +1,54 @@
+/* Helpers shared by the primitives: argument checks and tile regions. */
+#ifndef PLD_PRIM_H
+#define PLD_PRIM_H
+
+#include "core/internal.h"
+#include "prim/region.h"
+
+/* Ends the kernel at once if the group was aborted by another rank. */
+static inline void pld__check_live(pld_ctx *c)
+{
+    if (PLD__UNLIKELY(pld__aborted(c)))
+        pld__kexit_aborted(c);
+}
+
+/* A window view must belong to this world, be alive and fit its buffer. */
+void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtensor t);
+void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t);
+void pld__check_peer(pld_ctx *c, const char *api, int peer);
+/* Region of a whole dtensor / tensor with optional offsets and extents. */
+void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,
+                         const int64_t *off, const int64_t *ext, pld__region *out);
+
+pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows,
+                          int64_t cols);
+void pld__region_of_tile(const pld_tile *t, pld__region *r);
+/* Region a tile covers inside an N-D array (innermost two dims) at offsets;
+ * checks dtype, offsets count and bounds. */
+void pld__tile_region_in(pld_ctx *c, const char *api, const char *what, const pld_tile *t,
+                         const char *owner, int nd, const int64_t *full, pld_dtype dtype,
+                         const int64_t *offsets, pld__region *out);
+void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned char *src,
+                      const pld__region *sr);
+
+/* Moves a region of a local buffer to/from a peer's window through the
+ * transport (put / get / atomic accumulate), run by run. Counts bytes. */
+void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
+                       const pld__region *wr, const unsigned char *src, const pld__region *sr,
+                       pld_atomic atomic, pld_dtype dtype);
+void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
+                         pld_window_buffer *buf, int peer, const pld__region *wr);
+
+/* acc = acc op x over n elements; 0 if dtype/op is not supported. */
+int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_reduce_op op);
+
+/* atomic must be None/Add, and Add needs an additive dtype. */
+void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype);
+
+/* "'sig'" style label of a window for messages and listings. */
+static inline const char *pld__wname(const pld_dtensor *t)
+{
+    return t->buf->name;
+}
+
+#endif

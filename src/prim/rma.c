@@ -1,0 +1,64 @@
+/* Tile-level RMA: a 2-D tile lands on the innermost two dims of a window. */
+#include <stdio.h>
+
+#include "prim/prim.h"
+
+static int atomic_add_supported(pld_dtype t)
+{
+    return t == PLD_FP32 || t == PLD_FP16 || t == PLD_BF16 || t == PLD_INT32 ||
+           t == PLD_INT16 || t == PLD_INT8;
+}
+
+void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype)
+{
+    if (atomic != PLD_ATOMIC_NONE && atomic != PLD_ATOMIC_ADD)
+        pld__kraise(c, PLD_ERR_ARG, api, "atomic %d is not a pld_atomic (None=0, Add=1)",
+                    (int)atomic);
+    if (atomic == PLD_ATOMIC_ADD && !atomic_add_supported(dtype))
+        pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
+                    "atomic add on %s is not supported (fp32, fp16, bf16, int32, int16, int8)",
+                    pld_dtype_name(dtype));
+}
+
+void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const int64_t *offsets)
+{
+    static const char api[] = "pld_remote_load";
+    pld__region wr, tr;
+    char owner[PLD__NAME_MAX + 16], reg[128];
+    pld__check_live(c);
+    if (!dst)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_dtensor(c, api, "src", src);
+    pld__check_peer(c, api, peer);
+    snprintf(owner, sizeof owner, "window '%s'", src.buf->name);
+    pld__tile_region_in(c, api, "src", dst, owner, src.ndim, src.shape, src.dtype, offsets, &wr);
+    pld__region_of_tile(dst, &tr);
+    pld__region_pad(&tr, wr.nd);
+    pld__xfer_from_peer(c, api, dst->data, &tr, src.buf, peer, &wr);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.remote_load t%d <- %s@peer%d%s", dst->id,
+                     src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
+}
+
+void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
+                      const int64_t *offsets, pld_atomic atomic)
+{
+    static const char api[] = "pld_remote_store";
+    pld__region wr, tr;
+    char owner[PLD__NAME_MAX + 16], reg[128];
+    pld__check_live(c);
+    if (!src)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_dtensor(c, api, "dst", dst);
+    pld__check_peer(c, api, peer);
+    pld__check_atomic(c, api, atomic, dst.dtype);
+    snprintf(owner, sizeof owner, "window '%s'", dst.buf->name);
+    pld__tile_region_in(c, api, "dst", src, owner, dst.ndim, dst.shape, dst.dtype, offsets, &wr);
+    pld__region_of_tile(src, &tr);
+    pld__region_pad(&tr, wr.nd);
+    pld__xfer_to_peer(c, api, dst.buf, peer, &wr, src->data, &tr, atomic, dst.dtype);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.remote_store t%d -> %s@peer%d%s%s", src->id,
+                     dst.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr),
+                     atomic == PLD_ATOMIC_ADD ? " atomic_add" : "");
+}

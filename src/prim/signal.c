@@ -1,0 +1,119 @@
+/* Signals: notify (Set / AtomicAdd), wait (Eq / Ge), read. */
+#include <stdio.h>
+
+#include "prim/prim.h"
+
+static const char *cmp_name(pld_wait_cmp cmp)
+{
+    return cmp == PLD_WAIT_EQ ? "Eq" : "Ge";
+}
+
+/* Checks a signal window and a cell position; returns the cell's byte
+ * offset in a rank's slice and its coordinates. */
+static size_t signal_cell(pld_ctx *c, const char *api, pld_dtensor sig, const int64_t *offsets,
+                          int64_t *coords)
+{
+    pld__region r;
+    static const int64_t ones[PLD_MAX_DIMS] = {1, 1, 1, 1};
+    pld__check_dtensor(c, api, "signal", sig);
+    if (sig.dtype != PLD_INT32)
+        pld__kraise(c, PLD_ERR_ARG, api, "signal window '%s' is %s; signals must be INT32",
+                    sig.buf->name, pld_dtype_name(sig.dtype));
+    pld__dtensor_region(c, api, "signal cell", sig, offsets, ones, &r);
+    size_t idx = 0;
+    for (int i = 0; i < sig.ndim; i++) {
+        idx = idx * (size_t)sig.shape[i] + (size_t)r.off[i];
+        coords[i] = r.off[i];
+    }
+    return idx * sizeof(int32_t);
+}
+
+void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
+                pld_notify_op op)
+{
+    static const char api[] = "pld_notify";
+    int64_t coords[PLD_MAX_DIMS];
+    pld__check_live(c);
+    size_t off = signal_cell(c, api, signal, offsets, coords);
+    pld__check_peer(c, api, peer);
+    if (op != PLD_NOTIFY_ATOMIC_ADD && op != PLD_NOTIFY_SET)
+        pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_notify_op (AtomicAdd=0, Set=1)",
+                    (int)op);
+    pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
+    if (st != PLD_OK)
+        pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name,
+                    peer);
+    c->rs->counters.notifies++;
+    if (c->ir) {
+        char cell[96];
+        pld__ir_emit(c->ir, c->depth, "notify %s@peer%d%s %s %d", signal.buf->name, peer,
+                     pld__fmt_dims(cell, sizeof cell, coords, signal.ndim),
+                     op == PLD_NOTIFY_SET ? "=" : "+=", (int)value);
+    }
+}
+
+void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
+              pld_wait_cmp cmp)
+{
+    static const char api[] = "pld_wait";
+    pld__wait_desc wd;
+    pld__check_live(c);
+    wd.off = signal_cell(c, api, signal, offsets, wd.coords);
+    if (cmp != PLD_WAIT_EQ && cmp != PLD_WAIT_GE)
+        pld__kraise(c, PLD_ERR_ARG, api, "cmp %d is not a pld_wait_cmp (Eq=0, Ge=1)", (int)cmp);
+    wd.buf = signal.buf;
+    wd.expected = expected;
+    wd.cmp = cmp;
+    wd.ndim = signal.ndim;
+    c->rs->counters.waits++;
+    if (c->ir) {
+        char cell[96];
+        pld__ir_emit(c->ir, c->depth, "wait %s%s %s %d", signal.buf->name,
+                     pld__fmt_dims(cell, sizeof cell, wd.coords, signal.ndim),
+                     cmp == PLD_WAIT_EQ ? "==" : ">=", (int)expected);
+    }
+    /* fast path: already satisfied, no clock reads */
+    int32_t v = c->tp->signal_load(c, signal.buf, wd.off);
+    if (pld__wait_satisfied(v, expected, cmp))
+        return;
+    uint64_t t0 = pld__now_ns();
+    pld_status st = c->tp->signal_wait(c, &wd);
+    c->rs->counters.wait_ns += pld__now_ns() - t0;
+    if (PLD__LIKELY(st == PLD_OK))
+        return;
+    if (st == PLD_ERR_TIMEOUT) {
+        char cell[96];
+        pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",
+                    signal.buf->name, pld__fmt_dims(cell, sizeof cell, wd.coords, signal.ndim),
+                    cmp_name(cmp), (int)expected, c->w->wait_timeout_ms,
+                    (int)c->tp->signal_load(c, signal.buf, wd.off));
+    }
+    if (st == PLD_ERR_PEER)
+        pld__kexit_aborted(c);
+    pld__kraise(c, st, api, "wait on '%s' failed", signal.buf->name);
+}
+
+int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets)
+{
+    int64_t coords[PLD_MAX_DIMS];
+    pld__check_live(c);
+    size_t off = signal_cell(c, "pld_signal_read", signal, offsets, coords);
+    return c->tp->signal_load(c, signal.buf, off);
+}
+
+void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t n)
+{
+    pld__wait_rec *rec = &w->sh->rank[r].wait;
+    int id = atomic_load(&rec->buf_id);
+    int nd = atomic_load(&rec->ndim);
+    int64_t coords[PLD_MAX_DIMS];
+    char cell[96];
+    for (int i = 0; i < nd && i < PLD_MAX_DIMS; i++)
+        coords[i] = atomic_load(&rec->coords[i]);
+    const char *name = (id >= 0 && id < w->nwindows && w->windows[id]) ? w->windows[id]->name
+                                                                        : "?";
+    snprintf(out, n, "rank %d (device %d): pld_wait '%s'%s %s %d (current %d)", r,
+             w->device_ids[r], name, pld__fmt_dims(cell, sizeof cell, coords, nd),
+             cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)), (int)atomic_load(&rec->expected),
+             (int)current);
+}

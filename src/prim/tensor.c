@@ -1,0 +1,31 @@
+/* Plain tensors and a rank's own slice of a window. */
+#include <string.h>
+
+#include "prim/prim.h"
+
+pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape)
+{
+    pld_tensor t = {.data = data, .dtype = dtype, .ndim = ndim};
+    /* invalid ndim is kept as is: the first call that uses the tensor
+     * reports it with the call's name */
+    if (shape && ndim >= 1 && ndim <= PLD_MAX_DIMS)
+        memcpy(t.shape, shape, sizeof(int64_t) * (size_t)ndim);
+    return t;
+}
+
+int64_t pld_tensor_numel(pld_tensor t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
+        n *= t.shape[i];
+    return n;
+}
+
+pld_tensor pld_local(const pld_ctx *c, pld_dtensor t)
+{
+    pld_ctx *mc = (pld_ctx *)c; /* errors end the kernel: the context is not const then */
+    pld__check_live(mc);
+    pld__check_dtensor(mc, "pld_local", "window", t);
+    void *p = c->tp->window_peer_ptr(c->w, t.buf, c->rank);
+    return pld_tensor_make(p, t.dtype, t.ndim, t.shape);
+}

@@ -1,0 +1,204 @@
+/* Tiles: 2-D scratch buffers from the rank's UB budget, and tile <-> local
+ * tensor load/store. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "prim/prim.h"
+#include "prim/region.h"
+
+pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols)
+{
+    size_t esz = pld_dtype_size(dtype);
+    if (esz == 0)
+        pld__kraise(c, PLD_ERR_ARG, api, "invalid dtype %d", (int)dtype);
+    if (rows <= 0 || cols <= 0)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile shape [%lld,%lld] must be positive",
+                    (long long)rows, (long long)cols);
+    /* overflow-safe: compare against the budget before multiplying through */
+    if ((uint64_t)rows > c->ub_cap || (uint64_t)cols > c->ub_cap ||
+        (size_t)rows * (size_t)cols > c->ub_cap / esz ||
+        (size_t)rows * (size_t)cols * esz > c->ub_cap - c->ub_used)
+        pld__kraise(c, PLD_ERR_NOMEM, api,
+                    "tile %s [%lld,%lld] needs %llu bytes but only %zu of the UB budget %zu "
+                    "are free (%zu in use)",
+                    pld_dtype_name(dtype), (long long)rows, (long long)cols,
+                    (unsigned long long)rows * (unsigned long long)cols * esz,
+                    c->ub_cap - c->ub_used, c->ub_cap, c->ub_used);
+    size_t bytes = (size_t)rows * (size_t)cols * esz;
+    pld_tile *t = calloc(1, sizeof *t);
+    void *data = calloc(1, bytes);
+    if (!t || !data) {
+        free(t);
+        free(data);
+        pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for a %zu-byte tile", bytes);
+    }
+    t->dtype = dtype;
+    t->rows = rows;
+    t->cols = cols;
+    t->bytes = bytes;
+    t->data = data;
+    t->id = c->next_tile_id++;
+    t->next = c->tiles;
+    if (c->tiles)
+        c->tiles->prev = t;
+    c->tiles = t;
+    c->ub_used += bytes;
+    return t;
+}
+
+pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols)
+{
+    pld__check_live(c);
+    pld_tile *t = pld__tile_alloc(c, "pld_tile_create", dtype, rows, cols);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.create t%d %s[%lld,%lld]", t->id,
+                     pld_dtype_name(dtype), (long long)rows, (long long)cols);
+    return t;
+}
+
+void pld_tile_free(pld_ctx *c, pld_tile *t)
+{
+    if (!t)
+        return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        c->tiles = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    c->ub_used -= t->bytes;
+    free(t->data);
+    free(t);
+}
+
+void *pld_tile_data(pld_tile *t)
+{
+    return t ? t->data : NULL;
+}
+
+int64_t pld_tile_rows(const pld_tile *t)
+{
+    return t ? t->rows : 0;
+}
+
+int64_t pld_tile_cols(const pld_tile *t)
+{
+    return t ? t->cols : 0;
+}
+
+pld_dtype pld_tile_dtype(const pld_tile *t)
+{
+    return t ? t->dtype : PLD_FP32;
+}
+
+size_t pld_ub_used(const pld_ctx *c)
+{
+    return c->ub_used;
+}
+
+size_t pld_ub_capacity(const pld_ctx *c)
+{
+    return c->ub_cap;
+}
+
+void pld__region_of_tile(const pld_tile *t, pld__region *r)
+{
+    r->nd = 2;
+    r->esz = pld_dtype_size(t->dtype);
+    r->full[0] = r->ext[0] = t->rows;
+    r->full[1] = r->ext[1] = t->cols;
+    r->off[0] = r->off[1] = 0;
+}
+
+void pld__tile_region_in(pld_ctx *c, const char *api, const char *what, const pld_tile *t,
+                         const char *owner, int nd, const int64_t *full, pld_dtype dtype,
+                         const int64_t *offsets, pld__region *out)
+{
+    if (t->dtype != dtype)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile t%d is %s but %s is %s", t->id,
+                    pld_dtype_name(t->dtype), owner, pld_dtype_name(dtype));
+    int64_t ext[PLD_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        ext[i] = 1;
+    if (nd == 1) {
+        if (t->rows != 1)
+            pld__kraise(c, PLD_ERR_ARG, api,
+                        "tile t%d [%lld,%lld] has more than one row but %s is 1-D", t->id,
+                        (long long)t->rows, (long long)t->cols, owner);
+        ext[0] = t->cols;
+    } else {
+        ext[nd - 2] = t->rows;
+        ext[nd - 1] = t->cols;
+    }
+    pld__region_make(c, api, what, owner, nd, full, offsets, ext, pld_dtype_size(dtype), out);
+}
+
+/* Copies between a tile and a region of plain memory, run by run. */
+void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned char *src,
+                      const pld__region *sr)
+{
+    pld__runs it;
+    size_t a, b, n;
+    pld__runs_init(&it, dr, sr);
+    while (pld__runs_next(&it, &a, &b, &n))
+        memcpy(dst + a, src + b, n);
+}
+
+static void check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t)
+{
+    if (pld_dtype_size(t.dtype) == 0)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s tensor has invalid dtype %d", what, (int)t.dtype);
+    if (t.ndim < 1 || t.ndim > PLD_MAX_DIMS)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s tensor has ndim %d (1..%d)", what, t.ndim,
+                    PLD_MAX_DIMS);
+    if (!t.data)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s tensor has no data", what);
+    for (int i = 0; i < t.ndim; i++)
+        if (t.shape[i] <= 0)
+            pld__kraise(c, PLD_ERR_ARG, api, "%s tensor dim %d has extent %lld", what, i,
+                        (long long)t.shape[i]);
+}
+
+void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t)
+{
+    check_tensor(c, api, what, t);
+}
+
+void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
+{
+    static const char api[] = "pld_load";
+    pld__region tr, sr;
+    char reg[128];
+    pld__check_live(c);
+    if (!dst)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    check_tensor(c, api, "src", src);
+    pld__tile_region_in(c, api, "src", dst, "tensor", src.ndim, src.shape, src.dtype, offsets,
+                        &sr);
+    pld__region_of_tile(dst, &tr);
+    pld__region_pad(&tr, sr.nd);
+    pld__copy_region(dst->data, &tr, src.data, &sr);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.load t%d <- tensor%s", dst->id,
+                     pld__fmt_region(reg, sizeof reg, &sr));
+}
+
+void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *offsets)
+{
+    static const char api[] = "pld_store";
+    pld__region tr, dr;
+    char reg[128];
+    pld__check_live(c);
+    if (!src)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    check_tensor(c, api, "dst", dst);
+    pld__tile_region_in(c, api, "dst", src, "tensor", dst.ndim, dst.shape, dst.dtype, offsets,
+                        &dr);
+    pld__region_of_tile(src, &tr);
+    pld__region_pad(&tr, dr.nd);
+    pld__copy_region(dst.data, &dr, src->data, &tr);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.store t%d -> tensor%s", src->id,
+                     pld__fmt_region(reg, sizeof reg, &dr));
+}

@@ -1,0 +1,383 @@
+/* The lowering listing: the primitive operations rank 0 executed, in order.
+ * Runs that differ only in numbers (peer, index, offset) are folded:
+ *
+ *   tile.put tensor[0,0]+[1,64] -> data@peer{0..3}[1,0]+[1,64]  x4
+ *
+ * and repeated blocks of up to four lines become "loop xN { ... }". */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define IR_MAX_LINES 50000
+#define IR_MAX_NUMS 24
+#define IR_MAX_PERIOD 16
+
+typedef struct ir_line {
+    int depth;
+    char *text;
+    char *skel;   /* text with every number replaced by '#' */
+    int nnum;
+    long long num[IR_MAX_NUMS];
+} ir_line;
+
+struct pld__ir {
+    ir_line *lines;
+    int n, cap;
+    long long dropped;
+    char *out;
+    size_t out_len, out_cap;
+    int rendered;
+};
+
+pld__ir *pld__ir_new(void)
+{
+    return calloc(1, sizeof(pld__ir));
+}
+
+void pld__ir_reset(pld__ir *ir)
+{
+    for (int i = 0; i < ir->n; i++) {
+        free(ir->lines[i].text);
+        free(ir->lines[i].skel);
+    }
+    ir->n = 0;
+    ir->dropped = 0;
+    ir->rendered = 0;
+    ir->out_len = 0;
+    if (ir->out)
+        ir->out[0] = '\0';
+}
+
+void pld__ir_free(pld__ir *ir)
+{
+    if (!ir)
+        return;
+    pld__ir_reset(ir);
+    free(ir->lines);
+    free(ir->out);
+    free(ir);
+}
+
+/* Splits text into skeleton + numbers (unsigned digit runs). */
+static void skeletonize(ir_line *l)
+{
+    size_t len = strlen(l->text);
+    l->skel = malloc(len + 1);
+    l->nnum = 0;
+    if (!l->skel)
+        return;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        if (isdigit((unsigned char)l->text[i]) && l->nnum < IR_MAX_NUMS) {
+            l->num[l->nnum++] = strtoll(l->text + i, NULL, 10);
+            while (i < len && isdigit((unsigned char)l->text[i]))
+                i++;
+            l->skel[o++] = '#';
+        } else {
+            l->skel[o++] = l->text[i++];
+        }
+    }
+    l->skel[o] = '\0';
+}
+
+void pld__ir_emit(pld__ir *ir, int depth, const char *fmt, ...)
+{
+    if (ir->n >= IR_MAX_LINES) {
+        ir->dropped++;
+        return;
+    }
+    if (ir->n == ir->cap) {
+        int cap = ir->cap ? ir->cap * 2 : 256;
+        ir_line *grown = realloc(ir->lines, sizeof *grown * (size_t)cap);
+        if (!grown) {
+            ir->dropped++;
+            return;
+        }
+        ir->lines = grown;
+        ir->cap = cap;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ir_line *l = &ir->lines[ir->n];
+    l->depth = depth;
+    l->text = strdup(buf);
+    if (!l->text) {
+        ir->dropped++;
+        return;
+    }
+    skeletonize(l);
+    if (!l->skel) {
+        free(l->text);
+        ir->dropped++;
+        return;
+    }
+    ir->n++;
+}
+
+static void out_append(pld__ir *ir, const char *s, size_t n)
+{
+    if (ir->out_len + n + 1 > ir->out_cap) {
+        size_t cap = ir->out_cap ? ir->out_cap : 4096;
+        while (cap < ir->out_len + n + 1)
+            cap *= 2;
+        char *grown = realloc(ir->out, cap);
+        if (!grown)
+            return;
+        ir->out = grown;
+        ir->out_cap = cap;
+    }
+    memcpy(ir->out + ir->out_len, s, n);
+    ir->out_len += n;
+    ir->out[ir->out_len] = '\0';
+}
+
+static void out_printf(pld__ir *ir, const char *fmt, ...) PLD__PRINTF(2, 3);
+static void out_printf(pld__ir *ir, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        out_append(ir, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static int same_shape(const ir_line *a, const ir_line *b)
+{
+    return a->depth == b->depth && a->nnum == b->nnum && !strcmp(a->skel, b->skel);
+}
+
+/* A list of listing lines (one folding pass reads one and writes another). */
+typedef struct ir_list {
+    ir_line *v;
+    int n, cap;
+} ir_list;
+
+static void list_free(ir_list *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        free(l->v[i].text);
+        free(l->v[i].skel);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static void list_push(ir_list *l, int depth, const char *text)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 64;
+        ir_line *grown = realloc(l->v, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return;
+        l->v = grown;
+        l->cap = cap;
+    }
+    ir_line *x = &l->v[l->n];
+    x->depth = depth;
+    x->text = strdup(text);
+    if (!x->text)
+        return;
+    skeletonize(x);
+    if (!x->skel) {
+        free(x->text);
+        return;
+    }
+    l->n++;
+}
+
+/* How many times the block of `period` lines at i repeats back to back. */
+static int repeats(const ir_list *l, int i, int period)
+{
+    int m = 1;
+    for (;;) {
+        int base = i + m * period;
+        if (base + period > l->n)
+            return m;
+        for (int k = 0; k < period; k++)
+            if (!same_shape(&l->v[i + k], &l->v[base + k]))
+                return m;
+        m++;
+    }
+}
+
+/* A growable string. */
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *grown = realloc(b->s, cap);
+        if (!grown)
+            return;
+        b->s = grown;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void sb_printf(sbuf *b, const char *fmt, ...) PLD__PRINTF(2, 3);
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        sb_add(b, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Number position p of line i+k, folded over m repetitions of period. */
+static void fold_number(sbuf *b, const ir_list *l, int i, int period, int k, int m, int p)
+{
+    long long first = l->v[i + k].num[p];
+    long long step = m > 1 ? l->v[i + period + k].num[p] - first : 0;
+    int arith = 1;
+    for (int r = 1; r < m && arith; r++)
+        if (l->v[i + r * period + k].num[p] != first + step * r)
+            arith = 0;
+    if (arith && step == 0) {
+        sb_printf(b, "%lld", first);
+    } else if (arith && step == 1) {
+        sb_printf(b, "{%lld..%lld}", first, first + m - 1);
+    } else if (arith) {
+        sb_printf(b, "{%lld..%lld step %lld}", first, first + step * (m - 1), step);
+    } else {
+        sb_add(b, "{", 1);
+        for (int r = 0; r < m; r++) {
+            if (r == 6 && m > 8) {
+                sb_printf(b, ",...,%lld", l->v[i + (m - 1) * period + k].num[p]);
+                break;
+            }
+            sb_printf(b, r ? ",%lld" : "%lld", l->v[i + r * period + k].num[p]);
+        }
+        sb_add(b, "}", 1);
+    }
+}
+
+static void fold_line(sbuf *b, const ir_list *l, int i, int period, int k, int m)
+{
+    int p = 0;
+    b->n = 0;
+    sb_add(b, "", 0);
+    for (const char *s = l->v[i + k].skel; *s; s++) {
+        if (*s == '#')
+            fold_number(b, l, i, period, k, m, p++);
+        else
+            sb_add(b, s, 1);
+    }
+}
+
+/* One folding pass: repeated blocks of up to IR_MAX_PERIOD lines become one
+ * line ("... x4") or a loop ("loop x4 {" ... "}"). Returns 1 if it folded. */
+static int fold_pass(const ir_list *in, ir_list *out)
+{
+    sbuf b = {0};
+    int folded = 0;
+    for (int i = 0; i < in->n;) {
+        int best_p = 1, best_m = repeats(in, i, 1);
+        for (int period = 2; period <= IR_MAX_PERIOD && i + 2 * period <= in->n; period++) {
+            int m = repeats(in, i, period);
+            if (m >= 2 && m * period > best_m * best_p) {
+                best_p = period;
+                best_m = m;
+            }
+        }
+        int depth = in->v[i].depth;
+        if (best_m == 1) {
+            list_push(out, depth, in->v[i].text);
+        } else if (best_p == 1) {
+            fold_line(&b, in, i, 1, 0, best_m);
+            sb_printf(&b, "  x%d", best_m);
+            list_push(out, depth, b.s);
+            folded = 1;
+        } else {
+            char head[32];
+            snprintf(head, sizeof head, "loop x%d {", best_m);
+            list_push(out, depth, head);
+            for (int k = 0; k < best_p; k++) {
+                fold_line(&b, in, i, best_p, k, best_m);
+                list_push(out, in->v[i + k].depth + 1, b.s);
+            }
+            list_push(out, depth, "}");
+            folded = 1;
+        }
+        i += best_p * best_m;
+    }
+    free(b.s);
+    return folded;
+}
+
+const char *pld__ir_render(pld__ir *ir)
+{
+    if (ir->rendered)
+        return ir->out ? ir->out : "";
+    ir_list cur = {0}, next = {0};
+    for (int i = 0; i < ir->n; i++)
+        list_push(&cur, ir->lines[i].depth, ir->lines[i].text);
+    /* fold inner runs first, then the blocks they form */
+    for (int pass = 0; pass < 4; pass++) {
+        int folded = fold_pass(&cur, &next);
+        list_free(&cur);
+        cur = next;
+        next = (ir_list){0};
+        if (!folded)
+            break;
+    }
+    ir->out_len = 0;
+    out_printf(ir, "lowering (rank 0): %d operations\n", ir->n);
+    for (int i = 0; i < cur.n; i++) {
+        for (int d = 0; d <= cur.v[i].depth; d++)
+            out_append(ir, "  ", 2);
+        out_append(ir, cur.v[i].text, strlen(cur.v[i].text));
+        out_append(ir, "\n", 1);
+    }
+    list_free(&cur);
+    if (ir->dropped)
+        out_printf(ir, "  ... %lld more operations not recorded\n", ir->dropped);
+    ir->rendered = 1;
+    return ir->out ? ir->out : "";
+}
+
+/* ---- public --------------------------------------------------------------- */
+
+void pld_ir_enable(pld_world *w, int on)
+{
+    if (w)
+        atomic_store(&w->ir_on, on != 0);
+}
+
+const char *pld_ir_text(const pld_world *w)
+{
+    if (!w || !w->ir || w->ir->n == 0)
+        return "";
+    return pld__ir_render(w->ir);
+}
+
+pld_status pld_ir_dump(const pld_world *w, FILE *out)
+{
+    if (!w)
+        return PLD_ERR_ARG;
+    const char *s = pld_ir_text(w);
+    fputs(s, out ? out : stdout);
+    fflush(out ? out : stdout);
+    return PLD_OK;
+}

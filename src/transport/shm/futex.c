@@ -1,0 +1,25 @@
+/* Linux futex wrappers: the sleep/wake under every blocking wait. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/shm/shm.h"
+
+int pld__futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms, int shared)
+{
+    struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
+    long rc = syscall(SYS_futex, (uint32_t *)word, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE,
+                      expected, timeout_ms >= 0 ? &ts : NULL, NULL, 0);
+    if (rc == -1 && errno == ETIMEDOUT)
+        return ETIMEDOUT;
+    return 0; /* woken, value changed (EAGAIN) or interrupted: callers re-check */
+}
+
+void pld__futex_wake(_Atomic uint32_t *word, int shared)
+{
+    syscall(SYS_futex, (uint32_t *)word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+}

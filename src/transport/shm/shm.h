@@ -1,0 +1,35 @@
+/* The shared-memory family of transports (thread, process): every rank's
+ * window is mapped in every rank, so data moves with memcpy and signals are
+ * C11 atomics on the cells, with futex sleep/wake. */
+#ifndef PLD_SHM_H
+#define PLD_SHM_H
+
+#include "core/internal.h"
+
+/* futex on a 32-bit word; `shared` selects cross-process futexes. */
+int pld__futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms, int shared);
+void pld__futex_wake(_Atomic uint32_t *word, int shared);
+
+/* Direct address of peer's slice of a window (base + peer*stride). */
+static inline unsigned char *pld__shm_peer(pld_window_buffer *buf, int peer)
+{
+    return buf->base + (size_t)peer * buf->stride;
+}
+
+void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer);
+pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                        const void *src, size_t bytes);
+pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
+                        size_t bytes);
+pld_status pld__shm_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                               const void *src, size_t count, pld_dtype dtype);
+int32_t pld__shm_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
+void pld__shm_fence(pld_ctx *c);
+
+/* Signal update / wait / abort; `shared` = futexes cross processes. */
+pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                                  int32_t value, pld_notify_op op, int shared);
+pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared);
+void pld__shm_abort(pld_world *w, int shared);
+
+#endif

@@ -1,0 +1,206 @@
+/* The thread transport (embedded default): every rank is a thread of this
+ * process, created once per world and reused by every launch; windows are
+ * ordinary anonymous mappings, so peers are reached with plain loads and
+ * stores. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "transport/shm/shm.h"
+
+typedef struct tp_thread_rank {
+    pld_world *w;
+    int rank;
+    pthread_t tid;
+} tp_thread_rank;
+
+typedef struct tp_thread_state {
+    _Atomic uint32_t launch_gen; /* bumped to start a launch (futex word) */
+    _Atomic uint32_t pending;    /* ranks still running the launch (futex word) */
+    _Atomic int quit;
+    int started;
+    tp_thread_rank *ranks;
+} tp_thread_state;
+
+static void *tp_thread_worker(void *arg)
+{
+    tp_thread_rank *me = arg;
+    pld_world *w = me->w;
+    tp_thread_state *s = w->tp_state;
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t gen;
+        while ((gen = atomic_load_explicit(&s->launch_gen, memory_order_acquire)) == seen &&
+               !atomic_load(&s->quit))
+            pld__futex_wait(&s->launch_gen, seen, -1, 0);
+        if (atomic_load(&s->quit))
+            break;
+        seen = gen;
+        pld__rank_main(w, me->rank);
+        if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1)
+            pld__futex_wake(&s->pending, 0);
+    }
+    return NULL;
+}
+
+static void tp_thread_stop(tp_thread_state *s)
+{
+    atomic_store(&s->quit, 1);
+    atomic_fetch_add(&s->launch_gen, 1);
+    pld__futex_wake(&s->launch_gen, 0);
+    for (int r = 0; r < s->started; r++)
+        pthread_join(s->ranks[r].tid, NULL);
+}
+
+static pld_status tp_thread_world_init(pld_world *w)
+{
+    tp_thread_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
+    s->ranks = calloc((size_t)w->nranks, sizeof *s->ranks);
+    w->sh_bytes = pld__world_shared_bytes(w->nranks);
+    w->sh = aligned_alloc(PLD__CACHELINE,
+                          (w->sh_bytes + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1));
+    if (!s->ranks || !w->sh) {
+        free(s->ranks);
+        free(w->sh);
+        free(s);
+        return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
+    }
+    memset(w->sh, 0, w->sh_bytes);
+    w->tp_state = s;
+
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    /* many ranks on few cores: keep stacks moderate but roomy for kernels */
+    pthread_attr_setstacksize(&attr, 4u << 20);
+    for (int r = 0; r < w->nranks; r++) {
+        s->ranks[r].w = w;
+        s->ranks[r].rank = r;
+        int rc = pthread_create(&s->ranks[r].tid, &attr, tp_thread_worker, &s->ranks[r]);
+        if (rc != 0) {
+            pthread_attr_destroy(&attr);
+            tp_thread_stop(s);
+            free(s->ranks);
+            free(w->sh);
+            free(s);
+            w->tp_state = NULL;
+            w->sh = NULL;
+            return pld__world_fail(w, PLD_ERR_SYSTEM, "pthread_create for rank %d failed: %s", r,
+                                   strerror(rc));
+        }
+        s->started++;
+    }
+    pthread_attr_destroy(&attr);
+    return PLD_OK;
+}
+
+static void tp_thread_world_fini(pld_world *w)
+{
+    tp_thread_state *s = w->tp_state;
+    if (!s)
+        return;
+    tp_thread_stop(s);
+    free(s->ranks);
+    free(s);
+    free(w->sh);
+    w->tp_state = NULL;
+    w->sh = NULL;
+}
+
+static pld_status tp_thread_launch(pld_world *w)
+{
+    tp_thread_state *s = w->tp_state;
+    atomic_store_explicit(&s->pending, (uint32_t)w->nranks, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->launch_gen, 1, memory_order_release);
+    pld__futex_wake(&s->launch_gen, 0);
+    uint32_t left;
+    while ((left = atomic_load_explicit(&s->pending, memory_order_acquire)) != 0)
+        pld__futex_wait(&s->pending, left, -1, 0);
+    return PLD_OK;
+}
+
+static void tp_thread_hosted(const pld_world *w, int *first, int *count)
+{
+    *first = 0;
+    *count = w->nranks;
+}
+
+static pld_status tp_thread_window_alloc(pld_world *w, pld_window_buffer *buf)
+{
+    size_t total = buf->stride * (size_t)w->nranks;
+    /* anonymous mappings are zeroed lazily by the kernel: no memset pass */
+    void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return PLD_ERR_NOMEM;
+    buf->base = p;
+    buf->map_bytes = total;
+    return PLD_OK;
+}
+
+static void tp_thread_window_free(pld_world *w, pld_window_buffer *buf)
+{
+    (void)w;
+    if (buf->base)
+        munmap(buf->base, buf->map_bytes);
+    buf->base = NULL;
+}
+
+static void *tp_thread_host_alloc(pld_world *w, size_t bytes)
+{
+    (void)w;
+    return calloc(1, bytes);
+}
+
+static void tp_thread_host_free(pld_world *w, void *p)
+{
+    (void)w;
+    free(p);
+}
+
+static int tp_thread_host_visible(pld_world *w, const void *p, size_t bytes)
+{
+    (void)w, (void)p, (void)bytes;
+    return 1; /* one address space */
+}
+
+static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer,
+                                          size_t off, int32_t value, pld_notify_op op)
+{
+    return pld__shm_signal_update(c, buf, peer, off, value, op, 0);
+}
+
+static pld_status tp_thread_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
+{
+    return pld__shm_signal_wait(c, wd, 0);
+}
+
+static void tp_thread_abort(pld_world *w)
+{
+    pld__shm_abort(w, 0);
+}
+
+const pld_transport_ops pld__tp_thread_ops = {
+    .size = sizeof(pld_transport_ops),
+    .name = "thread",
+    .world_init = tp_thread_world_init,
+    .world_fini = tp_thread_world_fini,
+    .launch = tp_thread_launch,
+    .hosted_ranks = tp_thread_hosted,
+    .window_alloc = tp_thread_window_alloc,
+    .window_free = tp_thread_window_free,
+    .window_peer_ptr = pld__shm_window_peer_ptr,
+    .host_alloc = tp_thread_host_alloc,
+    .host_free = tp_thread_host_free,
+    .host_visible = tp_thread_host_visible,
+    .put = pld__shm_put,
+    .get = pld__shm_get,
+    .accumulate = pld__shm_accumulate,
+    .signal_update = tp_thread_signal_update,
+    .signal_load = pld__shm_signal_load,
+    .signal_wait = tp_thread_signal_wait,
+    .fence = pld__shm_fence,
+    .abort = tp_thread_abort,
+};
