@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages pld needs, when missing. As root it runs
+# apt-get itself; otherwise it prints the command to run and fails.
+# Usage: source scripts/deps.sh; pld_deps build|test
+set -euo pipefail
+
+pld_deps() {
+    local want=(gcc make cmake pkg-config)
+    if [ "${1:-build}" = test ]; then
+        want+=(libcriterion-dev)
+    fi
+    local missing=()
+    for p in "${want[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "pld: installing ${missing[*]}" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            "${missing[@]}" >/dev/null
+    else
+        echo "pld: missing packages; run as root:" >&2
+        echo "  apt-get install -y ${missing[*]}" >&2
+        return 1
+    fi
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds pld three ways (release, ASan+UBSan, TSan) and runs every test with
+# ctest in each build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+pld_deps test
+jobs=$(nproc)
+run() { # build-dir sanitizer
+    local dir=$1 san=$2
+    echo "== build $dir (sanitizer: ${san:-none})"
+    cmake -S . -B "$dir" -DPLD_SANITIZE="$san" >/dev/null
+    cmake --build "$dir" -j"$jobs" >/dev/null
+    # a sleeping rank must not be mistaken for a hang: generous per-test timeouts
+    ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300
+}
+run build ""
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    run build-asan address
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run build-tsan thread
