@@ -23,7 +23,57 @@ extern "C" {
  *   for src  != me: notify(signal, me, [src], -1, AtomicAdd)   (self-clearing epilogue) */
 void pld_barrier(pld_ctx *c, pld_dtensor signal);
 
+/* Broadcast: the root has staged `data`; every rank's data becomes the
+ * root's. Pull form, 2 barrier rounds. Signal [P,1]. */
+void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
+
+/* Allgather (push): local [1,S] (plain tensor, not inside target), target
+ * [P,S]: row s of target = rank s's local, on every rank. */
+void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
+/* In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
+ * row `me` of target; the self copy is skipped. */
+void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);
+
+/* Reduce-scatter: data [P,S], every rank staged all rows; afterwards row
+ * `me` = Sum over ranks of their row `me`. Other ops: PLD_ERR_UNSUPPORTED. */
+void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op);
+
+typedef enum pld_allreduce_mode { PLD_MESH = 0, PLD_RING = 1 } pld_allreduce_mode;
+/* Allreduce: data of any shape; afterwards every rank's data = op over
+ * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
+ * PLD_MESH: signal [P,1]; PLD_RING: signal [2(P-1), P]. */
+void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                   pld_allreduce_mode mode);
+
+/* All-to-all (push): input [P,S] (row d = chunk for rank d, a plain tensor
+ * separate from target), target [P,S]: row s of target = the chunk rank s
+ * made for this rank. The caller reads the rows. */
+void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal);
+
+/* All-to-all-v: input/target [P*M,S], send_counts INT32 [P] or [P,1],
+ * recv_counts window INT32 [P,1]. Rows s*M .. s*M+recv_counts[s]-1 of target
+ * hold what rank s sent; counts are clamped to M. */
+void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
+                      pld_tensor send_counts, pld_dtensor recv_counts);
+
+/* ---- host twins: launch the builtin on every rank ----------------------- */
 pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);
+pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                              int root);
+/* stage: window [1,S] whose slice on each rank is that rank's input. */
+pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor target,
+                              const pld_dtensor *signal);
+pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                                   pld_reduce_op op);
+/* signal may be NULL: pld allocates a private one (once per world).
+ * core_num: 1 (multi-core lanes are not available in this version). */
+pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                              pld_reduce_op op, pld_allreduce_mode mode, int core_num);
+pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,
+                               const pld_dtensor *signal);
+pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
+                                 const pld_dtensor *signal, pld_dtensor send_counts,
+                                 pld_dtensor recv_counts);
 
 #ifdef __cplusplus
 }

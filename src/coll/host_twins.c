@@ -1,22 +1,168 @@
-/* Host-side twins of the builtins: launch the builtin on every rank. */
+/* Host-side twins of the builtins: launch the builtin on every rank.
+ * Data arguments are windows; a rank's plain-tensor input is its own slice. */
 #include "core/internal.h"
 
-typedef struct host_sig_arg {
-    pld_dtensor signal;
-} host_sig_arg;
+typedef struct host_arg {
+    pld_dtensor a, b, sig, d, e;
+    int root;
+    pld_reduce_op op;
+    pld_allreduce_mode mode;
+} host_arg;
 
-static void barrier_kernel(pld_ctx *c, void *arg)
-{
-    host_sig_arg *a = arg;
-    pld_barrier(c, a->signal);
-}
-
-pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal)
+static pld_status need_signal(pld_world *w, const char *api, const pld_dtensor *signal)
 {
     if (!w)
         return PLD_ERR_ARG;
     if (!signal)
-        return pld__world_fail(w, PLD_ERR_ARG, "pld_host_barrier: signal is NULL");
-    host_sig_arg a = {.signal = *signal};
+        return pld__world_fail(w, PLD_ERR_ARG, "%s: signal is NULL", api);
+    return PLD_OK;
+}
+
+static void barrier_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_barrier(c, a->sig);
+}
+
+pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal)
+{
+    pld_status st = need_signal(w, "pld_host_barrier", signal);
+    if (st != PLD_OK)
+        return st;
+    host_arg a = {.sig = *signal};
     return pld_launch(w, barrier_kernel, &a);
+}
+
+static void broadcast_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_broadcast(c, a->a, a->sig, a->root);
+}
+
+pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                              int root)
+{
+    pld_status st = need_signal(w, "pld_host_broadcast", signal);
+    if (st != PLD_OK)
+        return st;
+    host_arg a = {.a = data, .sig = *signal, .root = root};
+    return pld_launch(w, broadcast_kernel, &a);
+}
+
+static void allgather_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_allgather(c, pld_local(c, a->a), a->b, a->sig);
+}
+
+pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor target,
+                              const pld_dtensor *signal)
+{
+    pld_status st = need_signal(w, "pld_host_allgather", signal);
+    if (st != PLD_OK)
+        return st;
+    if (stage.buf && stage.buf == target.buf)
+        return pld__world_fail(w, PLD_ERR_ALIAS,
+                               "pld_host_allgather: stage and target are the same window '%s'",
+                               target.buf->name);
+    host_arg a = {.a = stage, .b = target, .sig = *signal};
+    return pld_launch(w, allgather_kernel, &a);
+}
+
+static void reduce_scatter_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_reduce_scatter(c, a->a, a->sig, a->op);
+}
+
+pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                                   pld_reduce_op op)
+{
+    pld_status st = need_signal(w, "pld_host_reduce_scatter", signal);
+    if (st != PLD_OK)
+        return st;
+    host_arg a = {.a = data, .sig = *signal, .op = op};
+    return pld_launch(w, reduce_scatter_kernel, &a);
+}
+
+static void allreduce_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_allreduce(c, a->a, a->sig, a->op, a->mode);
+}
+
+/* The signal pld_host_allreduce uses when given NULL: [2(P-1)+1, P] serves
+ * both the mesh ([P,1] view) and the ring ([2(P-1), P] view). */
+static pld_status private_signal(pld_world *w, pld_allreduce_mode mode, pld_dtensor *out)
+{
+    int p = w->nranks;
+    int64_t rows = 2 * (p - 1) > p ? 2 * (p - 1) : p;
+    if (!w->private_signal) {
+        pld_status st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)(rows * p),
+                                                "pld.allreduce.signal", &w->private_signal);
+        if (st != PLD_OK)
+            return st;
+    }
+    int64_t shape[2] = {mode == PLD_RING ? 2 * (p - 1) : p, mode == PLD_RING ? p : 1};
+    if (shape[0] < 1)
+        shape[0] = 1;
+    return pld_window(w->private_signal, PLD_INT32, 2, shape, out);
+}
+
+pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                              pld_reduce_op op, pld_allreduce_mode mode, int core_num)
+{
+    if (!w)
+        return PLD_ERR_ARG;
+    if (core_num < 1 || core_num > w->profile.aiv_cores)
+        return pld__world_fail(w, PLD_ERR_ARG,
+                               "pld_host_allreduce: core_num %d not in [1, %d] (AIV cores of %s)",
+                               core_num, w->profile.aiv_cores, w->profile.name);
+    if (core_num > 1)
+        return pld__world_fail(w, PLD_ERR_UNSUPPORTED,
+                               "pld_host_allreduce: core_num %d: this version runs allreduce on "
+                               "one core per rank (core_num = 1)",
+                               core_num);
+    host_arg a = {.a = data, .op = op, .mode = mode};
+    if (signal) {
+        a.sig = *signal;
+    } else {
+        pld_status st = private_signal(w, mode, &a.sig);
+        if (st != PLD_OK)
+            return st;
+    }
+    return pld_launch(w, allreduce_kernel, &a);
+}
+
+static void all_to_all_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_all_to_all(c, pld_local(c, a->a), a->b, a->sig);
+}
+
+pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,
+                               const pld_dtensor *signal)
+{
+    pld_status st = need_signal(w, "pld_host_all_to_all", signal);
+    if (st != PLD_OK)
+        return st;
+    host_arg a = {.a = input, .b = target, .sig = *signal};
+    return pld_launch(w, all_to_all_kernel, &a);
+}
+
+static void all_to_all_v_kernel(pld_ctx *c, void *arg)
+{
+    host_arg *a = arg;
+    pld_all_to_all_v(c, pld_local(c, a->a), a->b, a->sig, pld_local(c, a->d), a->e);
+}
+
+pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
+                                 const pld_dtensor *signal, pld_dtensor send_counts,
+                                 pld_dtensor recv_counts)
+{
+    pld_status st = need_signal(w, "pld_host_all_to_all_v", signal);
+    if (st != PLD_OK)
+        return st;
+    host_arg a = {.a = input, .b = target, .sig = *signal, .d = send_counts, .e = recv_counts};
+    return pld_launch(w, all_to_all_v_kernel, &a);
 }

@@ -149,6 +149,7 @@ struct pld_world {
     _Atomic int ir_on;           /* record rank 0's operations */
     char *trace_path;
 
+    pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
     pld__world_shared *sh;       /* control block every rank reaches */
     size_t sh_bytes;
 

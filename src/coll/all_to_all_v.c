@@ -1,0 +1,78 @@
+/* All-to-all-v, push form with published counts.
+ *
+ * input/target [P*M, S]; send_counts INT32 [P] or [P,1] (plain tensor);
+ * recv_counts window INT32 [P,1]. Rank r sends rows r_d = input[d*M ..
+ * d*M+count_d) to rank d, landing at target_d[r*M ..]. Counts are clamped to
+ * M; a negative count is a data error.
+ *
+ * Algorithm: push the full M-row block per destination (fixed-size blocks
+ * keep the transfer shape static), publish the clamped count into
+ * recv_counts_d[r] with Set, then one completion barrier and the epilogue.
+ * Cost card: bytes_to_peers = (P-1) * M * S * elt; 1 round. */
+#include "coll/coll_util.h"
+
+void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
+                      pld_tensor send_counts, pld_dtensor recv_counts)
+{
+    static const char api[] = "pld_all_to_all_v";
+    char dims[96];
+    int p = c->nranks;
+    pld__check_live(c);
+    pld__check_dtensor(c, api, "target", target);
+    pld__check_tensor(c, api, "input", input);
+    pld__check_tensor(c, api, "send_counts", send_counts);
+    pld__check_dtensor(c, api, "recv_counts", recv_counts);
+    pld__coll_check_signal(c, api, signal, 1);
+    if (target.ndim != 2 || target.shape[0] % p != 0)
+        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; it must be [P*M, S] with P=%d",
+                    target.buf->name, pld__fmt_dims(dims, sizeof dims, target.shape, target.ndim),
+                    p);
+    int64_t m = target.shape[0] / p, s = target.shape[1];
+    if (input.dtype != target.dtype || input.ndim != 2 || input.shape[0] != target.shape[0] ||
+        input.shape[1] != s)
+        pld__kraise(c, PLD_ERR_ARG, api, "input %s %s must match target '%s' %s %s",
+                    pld_dtype_name(input.dtype),
+                    pld__fmt_dims(dims, sizeof dims, input.shape, input.ndim), target.buf->name,
+                    pld_dtype_name(target.dtype),
+                    pld__fmt_dims((char[96]){0}, 96, target.shape, target.ndim));
+    if (send_counts.dtype != PLD_INT32 || pld_tensor_numel(send_counts) != p ||
+        (send_counts.ndim == 2 && send_counts.shape[1] != 1) || send_counts.ndim > 2)
+        pld__kraise(c, PLD_ERR_ARG, api, "send_counts must be INT32 [P] or [P,1] with P=%d (got %s %s)",
+                    p, pld_dtype_name(send_counts.dtype),
+                    pld__fmt_dims(dims, sizeof dims, send_counts.shape, send_counts.ndim));
+    if (recv_counts.dtype != PLD_INT32 || recv_counts.ndim != 2 || recv_counts.shape[0] != p ||
+        recv_counts.shape[1] != 1)
+        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts '%s' must be INT32 [P,1] with P=%d (got %s %s)",
+                    recv_counts.buf->name, p, pld_dtype_name(recv_counts.dtype),
+                    pld__fmt_dims(dims, sizeof dims, recv_counts.shape, recv_counts.ndim));
+    if (pld__tensor_in_window(c, input, target.buf))
+        pld__kraise(c, PLD_ERR_ALIAS, api, "input lies inside target window '%s'",
+                    target.buf->name);
+    if (recv_counts.buf == signal.buf || target.buf == signal.buf ||
+        target.buf == recv_counts.buf)
+        pld__kraise(c, PLD_ERR_ALIAS, api,
+                    "signal '%s', recv_counts '%s' and target '%s' must be distinct windows",
+                    signal.buf->name, recv_counts.buf->name, target.buf->name);
+    if (pld__tensor_in_window(c, send_counts, signal.buf) ||
+        pld__tensor_in_window(c, send_counts, recv_counts.buf))
+        pld__kraise(c, PLD_ERR_ALIAS, api,
+                    "send_counts lies inside the signal or recv_counts window");
+    const int32_t *counts = send_counts.data;
+    for (int d = 0; d < p; d++)
+        if (counts[d] < 0)
+            pld__kraise(c, PLD_ERR_DATA, api, "send_counts[%d] = %d is negative", d,
+                        (int)counts[d]);
+    pld__coll_enter(c, api, "%s, %s, M=%lld", target.buf->name, signal.buf->name, (long long)m);
+    /* step 1: push the M-row block and publish the clamped count */
+    for (int i = 1; i <= p; i++) {
+        int d = (c->rank + i) % p;
+        pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
+        int32_t n = counts[d] > m ? (int32_t)m : counts[d];
+        int64_t at[2] = {c->rank, 0};
+        pld_notify(c, recv_counts, d, at, n, PLD_NOTIFY_SET);
+    }
+    /* step 2: completion barrier; the caller reads recv_counts and the rows */
+    pld__credit_barrier(c, signal, 0, 1);
+    pld__credit_epilogue(c, signal, 0, 1);
+    pld__coll_leave(c);
+}

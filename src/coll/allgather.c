@@ -1,0 +1,81 @@
+/* Allgather, push form.
+ *
+ * local [1,S] on every rank, target window [P,S]: afterwards row s of target
+ * holds rank s's local on every rank.
+ *
+ * Algorithm: put local into row `me` of every rank's target (self included,
+ * through the same path), then one barrier round tells each rank that every
+ * peer's push has landed; the epilogue takes the credits back.
+ * Cost card: bytes_to_peers = (P-1)/P * N (N = P*S*elt), bytes_self = N/P,
+ * 1 barrier round. */
+#include "coll/coll_util.h"
+
+/* Checks target [P,S] and returns S. */
+static int64_t check_target(pld_ctx *c, const char *api, pld_dtensor target)
+{
+    char dims[96];
+    pld__check_dtensor(c, api, "target", target);
+    if (target.shape[0] != c->nranks)
+        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; its first dim must be P=%d",
+                    target.buf->name, pld__fmt_dims(dims, sizeof dims, target.shape, target.ndim),
+                    c->nranks);
+    return pld__dtensor_numel(target) / c->nranks;
+}
+
+void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal)
+{
+    static const char api[] = "pld_allgather";
+    pld__check_live(c);
+    int64_t s = check_target(c, api, target);
+    pld__check_tensor(c, api, "local", local);
+    pld__coll_check_signal(c, api, signal, 1);
+    if (local.dtype != target.dtype)
+        pld__kraise(c, PLD_ERR_ARG, api, "local is %s but target '%s' is %s",
+                    pld_dtype_name(local.dtype), target.buf->name, pld_dtype_name(target.dtype));
+    if (pld_tensor_numel(local) != s)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "local has %lld elements but each row of target '%s' has %lld",
+                    (long long)pld_tensor_numel(local), target.buf->name, (long long)s);
+    if (pld__tensor_in_window(c, local, target.buf))
+        pld__kraise(c, PLD_ERR_ALIAS, api,
+                    "local lies inside target window '%s'; they must be different buffers "
+                    "(use pld_allgather_inplace to gather in place)",
+                    target.buf->name);
+    if (target.buf == signal.buf)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
+                    target.buf->name);
+    pld__coll_enter(c, api, "%s, %s", target.buf->name, signal.buf->name);
+    pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
+    pld_tensor l2 = pld__tensor_2d(local, 1, s);
+    /* step 1: push my row to every rank, starting with my right neighbour */
+    for (int i = 1; i <= c->nranks; i++) {
+        int peer = (c->rank + i) % c->nranks;
+        pld__coll_put_rows(c, api, t2, peer, c->rank, l2, 0, 1);
+    }
+    /* step 2: completion barrier, then the self-clearing epilogue */
+    pld__credit_barrier(c, signal, 0, 1);
+    pld__credit_epilogue(c, signal, 0, 1);
+    pld__coll_leave(c);
+}
+
+void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
+{
+    static const char api[] = "pld_allgather_inplace";
+    pld__check_live(c);
+    int64_t s = check_target(c, api, target);
+    pld__coll_check_signal(c, api, signal, 1);
+    if (target.buf == signal.buf)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
+                    target.buf->name);
+    pld__coll_enter(c, api, "%s, %s", target.buf->name, signal.buf->name);
+    pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
+    pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
+    /* my row is already staged in place: push it to the others only */
+    for (int i = 1; i < c->nranks; i++) {
+        int peer = (c->rank + i) % c->nranks;
+        pld__coll_put_rows(c, api, t2, peer, c->rank, mine, c->rank, 1);
+    }
+    pld__credit_barrier(c, signal, 0, 1);
+    pld__credit_epilogue(c, signal, 0, 1);
+    pld__coll_leave(c);
+}

@@ -1,0 +1,47 @@
+/* Allreduce, mesh form.
+ *
+ * data window of any shape: afterwards every rank's data = op over ranks.
+ *
+ * Algorithm: ready barrier (round 1: everyone staged); then per UB-sized
+ * chunk k: load my chunk into an accumulator, remote_load every peer's chunk
+ * and reduce, read-done barrier (round 2+k: nobody reads chunk k any more),
+ * store the accumulator into my chunk. Epilogue takes 1+chunks credits.
+ * Cost card: bytes_from_peers = (P-1) * N; 1 + chunks rounds. */
+#include "coll/coll_util.h"
+
+void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                         pld_reduce_op op)
+{
+    pld_dtensor f = pld__dtensor_flat(data);
+    int64_t n = f.shape[1];
+    pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
+    int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(data.dtype), 2);
+    int64_t w = n < ch ? n : ch;
+    int32_t round = 1;
+    /* step 1: ready barrier */
+    pld__credit_barrier(c, signal, 0, round);
+    pld_tile *acc = pld_tile_create(c, data.dtype, 1, w), *tmp = pld_tile_create(c, data.dtype, 1, w);
+    for (int64_t c0 = 0; c0 < n; c0 += w) {
+        if (n - c0 < w) { /* ragged tail */
+            w = n - c0;
+            pld_tile_free(c, acc);
+            pld_tile_free(c, tmp);
+            acc = pld_tile_create(c, data.dtype, 1, w);
+            tmp = pld_tile_create(c, data.dtype, 1, w);
+        }
+        int64_t at[2] = {0, c0};
+        /* step 2: pull and accumulate chunk k from every peer */
+        pld_load(c, acc, mine, at);
+        for (int i = 1; i < c->nranks; i++) {
+            int peer = (c->rank + i) % c->nranks;
+            pld_remote_load(c, tmp, f, peer, at);
+            pld_tile_reduce(c, acc, tmp, op);
+        }
+        /* step 3: read-done barrier, then the chunk may be overwritten */
+        pld__credit_barrier(c, signal, 0, ++round);
+        pld_store(c, acc, mine, at);
+    }
+    pld_tile_free(c, acc);
+    pld_tile_free(c, tmp);
+    pld__credit_epilogue(c, signal, 0, round);
+}

@@ -1,0 +1,123 @@
+/* Allreduce, ring form: reduce-scatter then allgather around the ring.
+ *
+ * The data is split into P segments. Rank r pulls from its left neighbour L:
+ *   reduce-scatter step s (0..P-2): seg (r-1-s) of L, reduced into my seg;
+ *   allgather step t (0..P-2):      seg (r-t) of L, copied into my seg.
+ * After the reduce-scatter, rank r holds the full result of seg (r+1).
+ *
+ * Signal [2(P-1), P]: cell [g, q] counts "rank q finished step g-1" (g = 0 is
+ * the entry: q staged its data). Each rank sends its progress to both
+ * neighbours: L needs it before overwriting a segment I still read (my
+ * allgather write of seg r-t must wait until R finished reduce-scatter step
+ * t), R needs it to know my segment is ready. A final "done" credit on row 0
+ * tells L that I no longer read its data. Waits use Ge; the epilogue
+ * subtracts exactly what arrived, so the signal returns to all-zero.
+ * Cost card: bytes_from_peers = 2(P-1)/P * N; 2(P-1) progress rounds + done. */
+#include "coll/coll_util.h"
+
+typedef struct ring {
+    pld_ctx *c;
+    pld_dtensor sig;
+    int me, left, right;
+} ring;
+
+static void progress(ring *r, int row)
+{
+    int64_t at[2] = {row, r->me};
+    pld_notify(r->c, r->sig, r->right, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+    if (r->left != r->right)
+        pld_notify(r->c, r->sig, r->left, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+}
+
+static void wait_for(ring *r, int row, int from, int32_t g)
+{
+    int64_t at[2] = {row, from};
+    pld_wait(r->c, r->sig, at, g, PLD_WAIT_GE);
+}
+
+/* Pulls elements [e0, e1) of L's flat data; reduces them into mine or copies. */
+static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mine, int peer,
+                       int64_t e0, int64_t e1, int reduce, pld_reduce_op op)
+{
+    if (e1 <= e0)
+        return;
+    int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(f.dtype), 2);
+    int64_t w = e1 - e0 < ch ? e1 - e0 : ch;
+    pld_tile *tmp = pld_tile_create(c, f.dtype, 1, w);
+    pld_tile *acc = reduce ? pld_tile_create(c, f.dtype, 1, w) : NULL;
+    for (int64_t c0 = e0; c0 < e1; c0 += w) {
+        if (e1 - c0 < w) { /* ragged tail */
+            w = e1 - c0;
+            pld_tile_free(c, tmp);
+            pld_tile_free(c, acc);
+            tmp = pld_tile_create(c, f.dtype, 1, w);
+            acc = reduce ? pld_tile_create(c, f.dtype, 1, w) : NULL;
+        }
+        int64_t at[2] = {0, c0};
+        pld_remote_load(c, tmp, f, peer, at);
+        if (reduce) {
+            pld_load(c, acc, mine, at);
+            pld_tile_reduce(c, acc, tmp, op);
+            pld_store(c, acc, mine, at);
+        } else {
+            pld_store(c, tmp, mine, at);
+        }
+    }
+    pld_tile_free(c, tmp);
+    pld_tile_free(c, acc);
+}
+
+void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                         pld_reduce_op op)
+{
+    char dims[96];
+    int p = c->nranks;
+    pld__check_dtensor(c, api, "signal", signal);
+    if (signal.dtype != PLD_INT32)
+        pld__kraise(c, PLD_ERR_ARG, api, "signal window '%s' is %s; signals must be INT32",
+                    signal.buf->name, pld_dtype_name(signal.dtype));
+    if (p == 1)
+        return; /* one rank: the data already is the result */
+    if (signal.ndim != 2 || signal.shape[0] < 2 * (p - 1) || signal.shape[1] < p)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "ring signal '%s' is %s; it needs [2(P-1), P] = [%d,%d] (one row per step, "
+                    "one cell per rank)",
+                    signal.buf->name, pld__fmt_dims(dims, sizeof dims, signal.shape, signal.ndim),
+                    2 * (p - 1), p);
+    ring r = {.c = c, .sig = signal, .me = c->rank, .left = (c->rank + p - 1) % p,
+              .right = (c->rank + 1) % p};
+    pld_dtensor f = pld__dtensor_flat(data);
+    int64_t n = f.shape[1];
+    pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
+    int steps = 2 * (p - 1);
+
+    progress(&r, 0); /* entry: my data is staged */
+    for (int g = 0; g < steps; g++) {
+        wait_for(&r, g, r.left, 1); /* L finished step g-1: its segment is ready */
+        int k;
+        if (g < p - 1) {
+            k = ((r.me - 1 - g) % p + p) % p;
+        } else {
+            int t = g - (p - 1);
+            wait_for(&r, t + 1, r.right, 1); /* R no longer reads my seg k in reduce-scatter */
+            k = ((r.me - t) % p + p) % p;
+        }
+        int64_t e0 = n * k / p, e1 = n * (k + 1) / p;
+        pull_range(c, api, f, mine, r.left, e0, e1, g < p - 1, op);
+        if (g + 1 < steps)
+            progress(&r, g + 1);
+    }
+    /* done: L may change its data; wait until R is done with mine */
+    int64_t at[2] = {0, r.me};
+    pld_notify(c, signal, r.left, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+    wait_for(&r, 0, r.right, 2);
+
+    /* epilogue: take back every credit that arrived in this call */
+    for (int g = 0; g < steps; g++) {
+        int64_t cl[2] = {g, r.left}, cr[2] = {g, r.right};
+        pld_notify(c, signal, r.me, cl, g == 0 && r.left == r.right ? -2 : -1,
+                   PLD_NOTIFY_ATOMIC_ADD);
+        if (r.left != r.right)
+            pld_notify(c, signal, r.me, cr, g == 0 ? -2 : -1, PLD_NOTIFY_ATOMIC_ADD);
+    }
+}

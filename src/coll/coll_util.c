@@ -1,0 +1,134 @@
+/* Helpers shared by the builtin collectives. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "coll/coll_util.h"
+
+int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles)
+{
+    size_t free_ub = c->ub_cap - c->ub_used;
+    int64_t n = (int64_t)(free_ub / ((size_t)tiles * esz));
+    if (n >= 64)
+        n -= n % 64; /* whole cache lines per chunk */
+    if (n < 1)
+        pld__kraise(c, PLD_ERR_NOMEM, api,
+                    "%d staging tiles of one %zu-byte element do not fit the %zu free UB bytes",
+                    tiles, esz, free_ub);
+    return n;
+}
+
+int pld__tensor_in_window(pld_ctx *c, pld_tensor t, const pld_window_buffer *buf)
+{
+    uintptr_t lo = (uintptr_t)t.data;
+    uintptr_t hi = lo + (uintptr_t)pld_tensor_numel(t) * pld_dtype_size(t.dtype);
+    for (int r = 0; r < c->nranks; r++) {
+        const unsigned char *p = c->tp->window_peer_ptr(c->w, (pld_window_buffer *)buf, r);
+        if (!p)
+            continue;
+        uintptr_t wlo = (uintptr_t)p, whi = wlo + buf->bytes;
+        if (lo < whi && wlo < hi)
+            return 1;
+    }
+    return 0;
+}
+
+int64_t pld__dtensor_numel(pld_dtensor t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t.ndim; i++)
+        n *= t.shape[i];
+    return n;
+}
+
+pld_dtensor pld__dtensor_flat(pld_dtensor t)
+{
+    pld_dtensor f = t;
+    f.ndim = 2;
+    f.shape[0] = 1;
+    f.shape[1] = pld__dtensor_numel(t);
+    f.shape[2] = f.shape[3] = 0;
+    return f;
+}
+
+void pld__coll_enter(pld_ctx *c, const char *api, const char *fmt, ...)
+{
+    if (c->ir) {
+        char args[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(args, sizeof args, fmt, ap);
+        va_end(ap);
+        pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
+    }
+    pld__scope_push(c, api);
+}
+
+void pld__coll_leave(pld_ctx *c)
+{
+    pld__scope_pop(c);
+}
+
+void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op)
+{
+    if ((unsigned)op > PLD_PROD)
+        pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_reduce_op (Sum, Max, Min, Prod)",
+                    (int)op);
+    if (dtype != PLD_FP32 && dtype != PLD_FP16 && dtype != PLD_BF16 && dtype != PLD_INT32)
+        pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
+                    "reductions support fp32, fp16, bf16 and int32, not %s",
+                    pld_dtype_name(dtype));
+}
+
+/* Chunk sizes for a [rows, cols] block moved through two staging tiles. */
+static void plan_chunks(pld_ctx *c, const char *api, size_t esz, int64_t rows, int64_t cols,
+                        pld_xfer *x)
+{
+    if ((uint64_t)rows * (uint64_t)cols * esz <= (c->ub_cap - c->ub_used))
+        return; /* fits whole: one staging pass */
+    int64_t ch = pld__coll_chunk_elems(c, api, esz, 2);
+    x->chunk_cols = cols < ch ? cols : ch;
+    x->chunk_rows = ch / x->chunk_cols;
+    if (x->chunk_rows > rows)
+        x->chunk_rows = rows;
+    x->pipeline = 1;
+}
+
+void pld__coll_put_rows(pld_ctx *c, const char *api, pld_dtensor dst, int peer, int64_t dst_row,
+                        pld_tensor src, int64_t src_row, int64_t rows)
+{
+    int64_t cols = dst.shape[1];
+    int64_t doff[2] = {dst_row, 0}, soff[2] = {src_row, 0}, shape[2] = {rows, cols};
+    pld_xfer x = {.dst_offsets = doff, .src_offsets = soff, .shape = shape};
+    plan_chunks(c, api, pld_dtype_size(dst.dtype), rows, cols, &x);
+    pld_put(c, dst, peer, src, &x);
+}
+
+void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst_row,
+                        pld_dtensor src, int peer, int64_t src_row, int64_t rows)
+{
+    int64_t cols = src.shape[1];
+    int64_t doff[2] = {dst_row, 0}, soff[2] = {src_row, 0}, shape[2] = {rows, cols};
+    pld_xfer x = {.dst_offsets = doff, .src_offsets = soff, .shape = shape};
+    plan_chunks(c, api, pld_dtype_size(src.dtype), rows, cols, &x);
+    pld_get(c, dst, peer, src, &x);
+}
+
+pld_tensor pld__tensor_2d(pld_tensor t, int64_t rows, int64_t cols)
+{
+    pld_tensor v = t;
+    v.ndim = 2;
+    v.shape[0] = rows;
+    v.shape[1] = cols;
+    v.shape[2] = v.shape[3] = 0;
+    return v;
+}
+
+pld_dtensor pld__dtensor_2d(pld_dtensor t, int64_t rows, int64_t cols)
+{
+    pld_dtensor v = t;
+    v.ndim = 2;
+    v.shape[0] = rows;
+    v.shape[1] = cols;
+    v.shape[2] = v.shape[3] = 0;
+    return v;
+}

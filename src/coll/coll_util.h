@@ -1,0 +1,44 @@
+/* Helpers shared by the builtin collectives. */
+#ifndef PLD_COLL_UTIL_H
+#define PLD_COLL_UTIL_H
+
+#include "coll/credit.h"
+
+/* Elements per chunk so that `tiles` staging tiles of one chunk each fit the
+ * rank's free UB (a multiple of 64 elements when the budget allows). */
+int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles);
+
+/* 1 if the tensor's bytes lie inside any rank's slice of buf. */
+int pld__tensor_in_window(pld_ctx *c, pld_tensor t, const pld_window_buffer *buf);
+
+/* The window seen as one row [1, numel] (same buffer, same bytes). */
+pld_dtensor pld__dtensor_flat(pld_dtensor t);
+int64_t pld__dtensor_numel(pld_dtensor t);
+
+/* Listing line for a builtin call, and scope enter/leave. */
+void pld__coll_enter(pld_ctx *c, const char *api, const char *fmt, ...) PLD__PRINTF(3, 4);
+void pld__coll_leave(pld_ctx *c);
+
+/* Checks a reduce op and the dtype it applies to. */
+void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op);
+
+
+/* Puts rows [src_row, src_row+rows) x all cols of local 2-D tensor src into
+ * rows [dst_row, ...) of window dst at peer, chunked (pipelined) through UB
+ * staging when the block does not fit at once. */
+void pld__coll_put_rows(pld_ctx *c, const char *api, pld_dtensor dst, int peer, int64_t dst_row,
+                        pld_tensor src, int64_t src_row, int64_t rows);
+/* The same for pld_get: rows of window src at peer into local dst. */
+void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst_row,
+                        pld_dtensor src, int peer, int64_t src_row, int64_t rows);
+/* A plain 2-D [rows, cols] view of a tensor (same data). */
+pld_tensor pld__tensor_2d(pld_tensor t, int64_t rows, int64_t cols);
+pld_dtensor pld__dtensor_2d(pld_dtensor t, int64_t rows, int64_t cols);
+
+/* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
+void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                         pld_reduce_op op);
+void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                         pld_reduce_op op);
+
+#endif

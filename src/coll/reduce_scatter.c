@@ -1,0 +1,71 @@
+/* Reduce-scatter, pull form (Sum).
+ *
+ * data window [P,S]: every rank staged all P rows; afterwards row `me` of
+ * rank me's data = the sum over ranks of their row `me`.
+ *
+ * Algorithm: barrier round 1 (everyone staged); in UB-sized column chunks,
+ * load my row into an accumulator tile, remote_load row `me` of every peer
+ * and add it, store the chunk back into my row (no peer reads my row `me`);
+ * barrier round 2 (every peer finished reading my other rows). Epilogue 2.
+ * Cost card: bytes_from_peers = (P-1)/P * N; 2 rounds. */
+#include "coll/coll_util.h"
+
+static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, int64_t row,
+                                pld_reduce_op op)
+{
+    int64_t cols = d2.shape[1];
+    size_t esz = pld_dtype_size(d2.dtype);
+    pld_tensor mine = pld__tensor_2d(pld_local(c, d2), d2.shape[0], cols);
+    int64_t ch = pld__coll_chunk_elems(c, api, esz, 2);
+    int64_t w = cols < ch ? cols : ch;
+    pld_tile *acc = pld_tile_create(c, d2.dtype, 1, w), *tmp = pld_tile_create(c, d2.dtype, 1, w);
+    for (int64_t c0 = 0; c0 < cols; c0 += w) {
+        if (cols - c0 < w) { /* ragged tail: exact-width tiles, never past the end */
+            w = cols - c0;
+            pld_tile_free(c, acc);
+            pld_tile_free(c, tmp);
+            acc = pld_tile_create(c, d2.dtype, 1, w);
+            tmp = pld_tile_create(c, d2.dtype, 1, w);
+        }
+        int64_t at[2] = {row, c0};
+        pld_load(c, acc, mine, at);
+        for (int i = 1; i < c->nranks; i++) {
+            int peer = (c->rank + i) % c->nranks;
+            pld_remote_load(c, tmp, d2, peer, at);
+            pld_tile_reduce(c, acc, tmp, op);
+        }
+        pld_store(c, acc, mine, at);
+    }
+    pld_tile_free(c, acc);
+    pld_tile_free(c, tmp);
+}
+
+void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op)
+{
+    static const char api[] = "pld_reduce_scatter";
+    char dims[96];
+    pld__check_live(c);
+    pld__check_dtensor(c, api, "data", data);
+    pld__coll_check_signal(c, api, signal, 1);
+    pld__coll_check_reduce(c, api, data.dtype, op);
+    if (op != PLD_SUM)
+        pld__kraise(c, PLD_ERR_UNSUPPORTED, api, "reduce_scatter supports Sum only (op %d)",
+                    (int)op);
+    if (data.shape[0] != c->nranks)
+        pld__kraise(c, PLD_ERR_ARG, api, "data '%s' is %s; its first dim must be P=%d",
+                    data.buf->name, pld__fmt_dims(dims, sizeof dims, data.shape, data.ndim),
+                    c->nranks);
+    if (data.buf == signal.buf)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
+                    data.buf->name);
+    pld__coll_enter(c, api, "%s, %s, sum", data.buf->name, signal.buf->name);
+    pld_dtensor d2 = pld__dtensor_2d(data, c->nranks, pld__dtensor_numel(data) / c->nranks);
+    /* step 1: every rank staged its rows */
+    pld__credit_barrier(c, signal, 0, 1);
+    /* step 2: pull row `me` from every peer and reduce, chunk by chunk */
+    reduce_row_from_peers(c, api, d2, c->rank, op);
+    /* step 3: every peer finished reading my rows */
+    pld__credit_barrier(c, signal, 0, 2);
+    pld__credit_epilogue(c, signal, 0, 2);
+    pld__coll_leave(c);
+}
