@@ -4,6 +4,7 @@
  *
  * Needs every rank's window mapped here (thread and process transports). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -37,22 +38,33 @@ int pld__deadlock_check(pld_world *w)
 {
     pld__world_shared *sh = w->sh;
     int n = w->nranks, live = 0, sat;
+    /* The report is built from this snapshot: once the group aborts, ranks
+     * leave their waits and a second look would see them finished. */
+    int32_t *cur = malloc(sizeof *cur * (size_t)n);
+    int *done = malloc(sizeof *done * (size_t)n);
+    if (!cur || !done) {
+        free(cur);
+        free(done);
+        return 0;
+    }
     uint64_t before = progress(sh, n);
     for (int r = 0; r < n; r++) {
         int st = atomic_load(&sh->rank[r].state);
-        if (st == PLD__RS_DONE)
+        done[r] = st == PLD__RS_DONE;
+        if (done[r])
             continue;
-        if (st != PLD__RS_BLOCKED)
-            return 0;
-        blocked_cell(w, r, &sat);
-        if (sat)
-            return 0;
+        cur[r] = blocked_cell(w, r, &sat);
+        if (st != PLD__RS_BLOCKED || sat)
+            goto not_dead;
         live++;
     }
     if (live == 0 || progress(sh, n) != before)
-        return 0;
-    if (atomic_exchange(&sh->deadlock_claim, 1))
+        goto not_dead;
+    if (atomic_exchange(&sh->deadlock_claim, 1)) {
+        free(cur);
+        free(done);
         return 1; /* another rank is writing the report */
+    }
 
     char report[PLD__ERRMSG_MAX];
     size_t used = (size_t)snprintf(report, sizeof report,
@@ -61,14 +73,18 @@ int pld__deadlock_check(pld_world *w)
                                    live);
     for (int r = 0; r < n && used < sizeof report; r++) {
         char line[256];
-        if (atomic_load(&sh->rank[r].state) == PLD__RS_DONE) {
+        if (done[r])
             snprintf(line, sizeof line, "rank %d (device %d): finished", r, w->device_ids[r]);
-        } else {
-            int32_t v = blocked_cell(w, r, &sat);
-            pld__describe_wait(w, r, v, line, sizeof line);
-        }
+        else
+            pld__describe_wait(w, r, cur[r], line, sizeof line);
         used += (size_t)snprintf(report + used, sizeof report - used, "\n  %s", line);
     }
+    free(cur);
+    free(done);
     pld__group_fail(w, PLD_ERR_DEADLOCK, report);
     return 1;
+not_dead:
+    free(cur);
+    free(done);
+    return 0;
 }

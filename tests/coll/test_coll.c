@@ -1,0 +1,312 @@
+/* Builtin collectives against plain C references, back-to-back on one
+ * signal window, their cost cards (byte counters) and their listings. */
+#include <criterion/criterion.h>
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Value rank r contributes at flat index i: small integers, exact in fp32
+ * sums over up to 32 ranks. */
+static int val(int r, int64_t i)
+{
+    return (int)((r * 7 + i * 3) % 11) - 3;
+}
+
+enum { C_BARRIER, C_ALLGATHER, C_ALL_TO_ALL, C_MESH, C_RING, C_REDUCE_SCATTER, C_BROADCAST, C_N };
+
+typedef struct fixture {
+    pld_world *w;
+    pld_dtensor sig, ring, data, tgt;
+    int64_t s;
+    int iters, which;
+} fixture;
+
+static void check_eq(pld_ctx *c, const char *what, int it, int64_t j, float got, float want)
+{
+    if (got != want)
+        pld_fail(c, "%s iteration %d index %lld: got %g want %g", what, it, (long long)j, got,
+                 want);
+}
+
+static void mixed_kernel(pld_ctx *c, void *arg)
+{
+    fixture *a = arg;
+    int me = pld_rank(c), p = pld_nranks(c);
+    int64_t s = a->s;
+    float *in = malloc(sizeof(float) * (size_t)(p * s));
+    float *d = pld_local(c, a->data).data, *t = pld_local(c, a->tgt).data;
+    for (int it = 0; it < a->iters; it++) {
+        int which = a->which >= 0 ? a->which : it % C_N;
+        switch (which) {
+        case C_BARRIER:
+            pld_barrier(c, a->sig);
+            break;
+        case C_ALLGATHER:
+            for (int64_t j = 0; j < s; j++)
+                in[j] = (float)(val(me, j) + it);
+            pld_allgather(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, s)), a->tgt, a->sig);
+            for (int r = 0; r < p; r++)
+                for (int64_t j = 0; j < s; j++)
+                    check_eq(c, "allgather", it, r * s + j, t[r * s + j], (float)(val(r, j) + it));
+            break;
+        case C_ALL_TO_ALL:
+            for (int dst = 0; dst < p; dst++)
+                for (int64_t j = 0; j < s; j++)
+                    in[dst * s + j] = (float)(me * 1000 + dst * 100 + j % 100 + it);
+            pld_all_to_all(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(p, s)), a->tgt, a->sig);
+            for (int r = 0; r < p; r++)
+                for (int64_t j = 0; j < s; j++)
+                    check_eq(c, "all_to_all", it, r * s + j, t[r * s + j],
+                             (float)(r * 1000 + me * 100 + j % 100 + it));
+            break;
+        case C_MESH:
+        case C_RING:
+            for (int64_t j = 0; j < p * s; j++)
+                d[j] = (float)val(me, j);
+            pld_allreduce(c, a->data, which == C_MESH ? a->sig : a->ring, PLD_SUM,
+                          which == C_MESH ? PLD_MESH : PLD_RING);
+            for (int64_t j = 0; j < p * s; j++) {
+                float e = 0;
+                for (int r = 0; r < p; r++)
+                    e += (float)val(r, j);
+                check_eq(c, which == C_MESH ? "allreduce mesh" : "allreduce ring", it, j, d[j], e);
+            }
+            break;
+        case C_REDUCE_SCATTER:
+            for (int64_t j = 0; j < p * s; j++)
+                d[j] = (float)val(me, j);
+            pld_reduce_scatter(c, a->data, a->sig, PLD_SUM);
+            for (int64_t j = 0; j < s; j++) {
+                float e = 0;
+                for (int r = 0; r < p; r++)
+                    e += (float)val(r, me * s + j);
+                check_eq(c, "reduce_scatter", it, j, d[me * s + j], e);
+            }
+            break;
+        case C_BROADCAST: {
+            int root = it % p;
+            if (me == root)
+                for (int64_t j = 0; j < p * s; j++)
+                    d[j] = (float)(val(root, j) + it);
+            pld_broadcast(c, a->data, a->sig, root);
+            for (int64_t j = 0; j < p * s; j++)
+                check_eq(c, "broadcast", it, j, d[j], (float)(val(root, j) + it));
+            break;
+        }
+        }
+        /* results are read in place: nobody restages before everyone checked */
+        pld_barrier(c, a->sig);
+    }
+    free(in);
+}
+
+static void setup(fixture *f, const char *devices, int64_t s)
+{
+    pld_config cfg = {.devices = devices};
+    cr_assert_eq(pld_world_init(&f->w, &cfg), PLD_OK, "%s", pld_last_error());
+    int p = pld_world_size(f->w);
+    int64_t rows = 2 * (p - 1) > p ? 2 * (p - 1) : p;
+    pld_window_buffer *sb, *db, *tb;
+    cr_assert_eq(pld_alloc_window_buffer(f->w, sizeof(int32_t) * (size_t)(rows * p), "sig", &sb),
+                 PLD_OK);
+    cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(p, 1), &f->sig), PLD_OK);
+    f->ring = f->sig;
+    if (p > 1)
+        cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(2 * (p - 1), p), &f->ring), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(f->w, sizeof(float) * (size_t)(p * s), "data", &db),
+                 PLD_OK);
+    cr_assert_eq(pld_window(db, PLD_FP32, 2, PLD_IDX(p, s), &f->data), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(f->w, sizeof(float) * (size_t)(p * s), "tgt", &tb),
+                 PLD_OK);
+    cr_assert_eq(pld_window(tb, PLD_FP32, 2, PLD_IDX(p, s), &f->tgt), PLD_OK);
+    f->s = s;
+}
+
+static void assert_signal_zero(fixture *f)
+{
+    int p = pld_world_size(f->w);
+    pld_tensor v;
+    for (int r = 0; r < p; r++) {
+        cr_assert_eq(pld_window_host_view(f->w, f->ring, r, &v), PLD_OK);
+        const int32_t *cells = v.data;
+        for (int64_t i = 0; i < pld_tensor_numel(v); i++)
+            cr_assert_eq(cells[i], 0, "rank %d signal cell %lld holds %d after the calls", r,
+                         (long long)i, cells[i]);
+    }
+}
+
+static void run_mixed(const char *devices, int64_t s, int iters, int which)
+{
+    fixture f = {.iters = iters, .which = which};
+    setup(&f, devices, s);
+    pld_status st = pld_launch(f.w, mixed_kernel, &f);
+    cr_assert_eq(st, PLD_OK, "P=%d S=%lld: %s: %s", pld_world_size(f.w), (long long)s,
+                 pld_status_name(st), pld_world_error(f.w));
+    assert_signal_zero(&f);
+    pld_world_finalize(f.w);
+}
+
+Test(coll, mixed_p1, .timeout = 60) { run_mixed("0", 64, 2 * C_N, -1); }
+Test(coll, mixed_p2, .timeout = 60) { run_mixed("0,1", 64, 20 * C_N, -1); }
+Test(coll, mixed_p3, .timeout = 60) { run_mixed("0-2", 64, 20 * C_N, -1); }
+Test(coll, mixed_p4, .timeout = 60) { run_mixed("0-3", 64, 20 * C_N, -1); }
+Test(coll, mixed_p8, .timeout = 120) { run_mixed("0-7", 33, 4 * C_N, -1); }
+Test(coll, mixed_p32, .timeout = 300) { run_mixed("0-31", 16, C_N, -1); }
+Test(coll, one_element_p4, .timeout = 60) { run_mixed("0-3", 1, 4 * C_N, -1); }
+/* rows larger than the UB staging tile, and not a multiple of the chunk */
+Test(coll, ragged_chunked_p3, .timeout = 300) { run_mixed("0-2", 100003, 2 * C_N, -1); }
+Test(coll, thousand_mixed_calls_one_signal, .timeout = 300) { run_mixed("0-3", 16, 1001, -1); }
+
+/* ---- cost cards: the byte counters equal SPEC §3.8 exactly ------------ */
+
+typedef struct one_call {
+    fixture *f;
+    int which;
+} one_call;
+
+static void one_call_kernel(pld_ctx *c, void *arg)
+{
+    one_call *o = arg;
+    fixture *f = o->f;
+    int p = pld_nranks(c);
+    float *in = calloc((size_t)(p * f->s), sizeof(float));
+    switch (o->which) {
+    case C_ALLGATHER:
+        pld_allgather(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, f->s)), f->tgt, f->sig);
+        break;
+    case C_ALL_TO_ALL:
+        pld_all_to_all(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(p, f->s)), f->tgt, f->sig);
+        break;
+    case C_MESH:
+        pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_MESH);
+        break;
+    case C_RING:
+        pld_allreduce(c, f->data, f->ring, PLD_SUM, PLD_RING);
+        break;
+    case C_REDUCE_SCATTER:
+        pld_reduce_scatter(c, f->data, f->sig, PLD_SUM);
+        break;
+    case C_BROADCAST:
+        pld_broadcast(c, f->data, f->sig, 0);
+        break;
+    }
+    free(in);
+}
+
+static void check_card(int p, int which)
+{
+    char devices[16];
+    snprintf(devices, sizeof devices, "0-%d", p - 1);
+    fixture f = {0};
+    int64_t s = 24;
+    setup(&f, devices, s);
+    one_call o = {.f = &f, .which = which};
+    cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
+    uint64_t n = (uint64_t)(p * s) * sizeof(float); /* total payload N */
+    for (int r = 0; r < p; r++) {
+        pld_counters k;
+        cr_assert_eq(pld_rank_counters(f.w, r, &k), PLD_OK);
+        uint64_t moved = k.bytes_to_peers + k.bytes_from_peers, want = 0;
+        switch (which) {
+        case C_ALLGATHER:
+        case C_ALL_TO_ALL:
+        case C_REDUCE_SCATTER:
+            want = (uint64_t)(p - 1) * n / (uint64_t)p;
+            break;
+        case C_MESH:
+            want = (uint64_t)(p - 1) * n;
+            break;
+        case C_RING:
+            want = 2 * (uint64_t)(p - 1) * n / (uint64_t)p;
+            break;
+        case C_BROADCAST:
+            want = r == 0 ? 0 : n;
+            break;
+        }
+        cr_expect_eq(moved, want, "collective %d P=%d rank %d moved %llu bytes, card says %llu",
+                     which, p, r, (unsigned long long)moved, (unsigned long long)want);
+    }
+    assert_signal_zero(&f);
+    pld_world_finalize(f.w);
+}
+
+Test(cost_card, every_builtin_p2_3_4_8, .timeout = 120)
+{
+    static const int ps[] = {2, 3, 4, 8};
+    static const int which[] = {C_ALLGATHER, C_ALL_TO_ALL, C_MESH,
+                                C_RING,      C_REDUCE_SCATTER, C_BROADCAST};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        for (size_t k = 0; k < sizeof which / sizeof which[0]; k++)
+            check_card(ps[i], which[k]);
+}
+
+/* ---- the listing: builtin allgather = P puts, barrier after, no remote_load */
+
+Test(listing, builtin_allgather_pushes_then_barriers, .timeout = 60)
+{
+    fixture f = {0};
+    setup(&f, "0-3", 64);
+    pld_ir_enable(f.w, 1);
+    one_call o = {.f = &f, .which = C_ALLGATHER};
+    cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
+    const char *ir = pld_ir_text(f.w);
+    cr_assert(strstr(ir, "call pld_allgather(tgt, sig)") != NULL, "%s", ir);
+    const char *put = strstr(ir, "tile.put");
+    const char *wait = strstr(ir, "wait sig");
+    cr_assert(put && wait && put < wait, "puts must come before the barrier:\n%s", ir);
+    cr_assert(strstr(ir, "x4") != NULL, "four puts (self included) folded:\n%s", ir);
+    cr_assert(strstr(ir, "remote_load") == NULL, "push allgather has no remote_load:\n%s", ir);
+    cr_assert(strstr(ir, "+= -1") != NULL, "the self-clearing epilogue is listed:\n%s", ir);
+    pld_world_finalize(f.w);
+}
+
+/* ---- error paths ----------------------------------------------------------- */
+
+typedef struct bad {
+    fixture *f;
+    int kind;
+} bad;
+
+static void bad_kernel(pld_ctx *c, void *arg)
+{
+    bad *b = arg;
+    fixture *f = b->f;
+    int p = pld_nranks(c);
+    float in[4 * 64] = {0};
+    switch (b->kind) {
+    case 0: /* source inside the target window */
+        pld_all_to_all(c, pld_local(c, f->tgt), f->tgt, f->sig);
+        break;
+    case 1: /* reduce_scatter only sums */
+        pld_reduce_scatter(c, f->data, f->sig, PLD_MAX);
+        break;
+    case 2: /* ring needs [2(P-1), P] */
+        pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_RING);
+        break;
+    case 3: /* allgather local of the wrong size */
+        pld_allgather(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, 63)), f->tgt, f->sig);
+        break;
+    case 4: /* broadcast root outside the world */
+        pld_broadcast(c, f->data, f->sig, p);
+        break;
+    }
+}
+
+static void expect_bad(int kind, pld_status want, const char *needle)
+{
+    fixture f = {0};
+    setup(&f, "0-3", 64);
+    bad b = {.f = &f, .kind = kind};
+    pld_status st = pld_launch(f.w, bad_kernel, &b);
+    cr_assert_eq(st, want, "kind %d: got %s: %s", kind, pld_status_name(st), pld_world_error(f.w));
+    cr_assert(strstr(pld_world_error(f.w), needle) != NULL, "kind %d: '%s' not in: %s", kind,
+              needle, pld_world_error(f.w));
+    pld_world_finalize(f.w);
+}
+
+Test(coll_errors, input_aliases_target) { expect_bad(0, PLD_ERR_ALIAS, "pld_all_to_all"); }
+Test(coll_errors, reduce_scatter_max) { expect_bad(1, PLD_ERR_UNSUPPORTED, "Sum only"); }
+Test(coll_errors, ring_signal_too_small) { expect_bad(2, PLD_ERR_ARG, "[6,4]"); }
+Test(coll_errors, allgather_local_size) { expect_bad(3, PLD_ERR_ARG, "63 elements"); }
+Test(coll_errors, broadcast_root) { expect_bad(4, PLD_ERR_ARG, "root 4"); }
