@@ -266,6 +266,41 @@ Test(rma, atomic_add_int32, .timeout = 30) { atomic_add(PLD_INT32, 500); }
 Test(rma, atomic_add_int16, .timeout = 30) { atomic_add(PLD_INT16, 500); }
 Test(rma, atomic_add_int8, .timeout = 30) { atomic_add(PLD_INT8, 4); }
 
+/* Heavy contention: every rank adds 1 into the same 8 cells of rank 0,
+ * starting together; a lost update shows as a short total. */
+static void k_atomic_contended(pld_ctx *c, void *arg)
+{
+    rma_args *a = arg;
+    pld_tile *t = pld_tile_create(c, a->dt, 1, 8);
+    void *td = pld_tile_data(t);
+    for (int j = 0; j < 8; j++)
+        tu_set(a->dt, td, j, 1.0);
+    pld_barrier(c, a->sig);
+    for (int it = 0; it < a->iters; it++)
+        pld_remote_store(c, t, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
+}
+
+static void atomic_contended(pld_dtype dt, int iters)
+{
+    pld_world *w = tu_world("0-3");
+    rma_args *a = tu_host_alloc(w, sizeof *a);
+    a->dt = dt;
+    a->iters = iters;
+    a->out = tu_window(w, "acc", dt, 2, (const int64_t[]){1, 8});
+    a->sig = tu_signal(w, "sig", 1);
+    TU_LAUNCH_OK(w, k_atomic_contended, a);
+    const void *o = tu_view(w, a->out, 0).data;
+    for (int j = 0; j < 8; j++)
+        cr_assert_eq(tu_get(dt, o, j), 4.0 * iters, "%s: acc[0,%d] = %g, expected %d (lost updates)",
+                     pld_dtype_name(dt), j, tu_get(dt, o, j), 4 * iters);
+    pld_world_finalize(w);
+}
+
+Test(rma, atomic_add_contended_fp32, .timeout = 60) { atomic_contended(PLD_FP32, 50000); }
+Test(rma, atomic_add_contended_int32, .timeout = 60) { atomic_contended(PLD_INT32, 50000); }
+Test(rma, atomic_add_contended_int16, .timeout = 60) { atomic_contended(PLD_INT16, 8000); }
+Test(rma, atomic_add_contended_fp16, .timeout = 60) { atomic_contended(PLD_FP16, 512); }
+
 static void k_atomic_unsupported(pld_ctx *c, void *arg)
 {
     rma_args *a = arg;
