@@ -14,8 +14,7 @@ typedef struct rma_args {
 
 /* ---- 2-D ---------------------------------------------------------------- */
 
-static void k_rma_2d(pld_ctx *c, void *arg)
-{
+static void k_rma_2d(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     float *d = pld_local(c, a->data).data;
@@ -37,8 +36,8 @@ static void k_rma_2d(pld_ctx *c, void *arg)
         pld_remote_load(c, row, a->data, p, PLD_IDX(3, 0));
         const float *r = pld_tile_data(row);
         for (int j = 0; j < 8; j++)
-            KCHECK(c, r[j] == (float)(p * 1000 + 30 + j), "rank %d: peer %d row 3 [%d] = %g", me,
-                   p, j, (double)r[j]);
+            KCHECK(c, r[j] == (float)(p * 1000 + 30 + j), "rank %d: peer %d row 3 [%d] = %g", me, p,
+                   j, (double)r[j]);
     }
 
     /* store a [2,2] tile into the next rank's 'out' at [1, 2*me] */
@@ -50,8 +49,7 @@ static void k_rma_2d(pld_ctx *c, void *arg)
     pld_barrier(c, a->sig);
 }
 
-Test(rma, load_store_2d_offsets, .timeout = 30)
-{
+Test(rma, load_store_2d_offsets, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -75,10 +73,11 @@ Test(rma, load_store_2d_offsets, .timeout = 30)
 
 /* ---- 3-D: the tile lands on the innermost two dims ---------------------- */
 
-static int32_t v3(int r, int x, int y, int z) { return r * 1000 + x * 100 + y * 10 + z; }
+static int32_t v3(int r, int x, int y, int z) {
+    return r * 1000 + x * 100 + y * 10 + z;
+}
 
-static void k_rma_3d(pld_ctx *c, void *arg)
-{
+static void k_rma_3d(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int32_t *d = pld_local(c, a->data).data;
@@ -105,8 +104,7 @@ static void k_rma_3d(pld_ctx *c, void *arg)
     pld_remote_store(c, s, a->out, (me + 1) % P, PLD_IDX(1, 0, 2), PLD_ATOMIC_NONE);
 }
 
-Test(rma, load_store_3d_offsets, .timeout = 30)
-{
+Test(rma, load_store_3d_offsets, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data3", PLD_INT32, 3, (const int64_t[]){2, 3, 8});
@@ -120,8 +118,7 @@ Test(rma, load_store_3d_offsets, .timeout = 30)
             for (int y = 0; y < 3; y++)
                 for (int z = 0; z < 8; z++) {
                     int32_t want = 0;
-                    if (x == 1 && z >= 2 && z < 7)
-                        want = prv * 100 + y * 5 + (z - 2) + 1;
+                    if (x == 1 && z >= 2 && z < 7) want = prv * 100 + y * 5 + (z - 2) + 1;
                     cr_assert_eq(o[(x * 3 + y) * 8 + z], want,
                                  "rank %d out3[%d,%d,%d] = %d, expected %d", r, x, y, z,
                                  o[(x * 3 + y) * 8 + z], want);
@@ -132,8 +129,7 @@ Test(rma, load_store_3d_offsets, .timeout = 30)
 
 /* ---- ring shift ----------------------------------------------------------- */
 
-static void k_ring_shift(pld_ctx *c, void *arg)
-{
+static void k_ring_shift(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -161,8 +157,7 @@ static void k_ring_shift(pld_ctx *c, void *arg)
                (double)ud[j], prv * 100 + j);
 }
 
-static void ring_shift(const char *devices)
-{
+static void ring_shift(const char *devices) {
     pld_world *w = tu_world(devices);
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "x", PLD_FP32, 2, (const int64_t[]){1, 16});
@@ -172,14 +167,19 @@ static void ring_shift(const char *devices)
     pld_world_finalize(w);
 }
 
-Test(rma, ring_shift_p4, .timeout = 30) { ring_shift("0-3"); }
-Test(rma, ring_shift_p3, .timeout = 30) { ring_shift("0-2"); }
-Test(rma, ring_shift_p1, .timeout = 30) { ring_shift("0"); }
+Test(rma, ring_shift_p4, .timeout = 30) {
+    ring_shift("0-3");
+}
+Test(rma, ring_shift_p3, .timeout = 30) {
+    ring_shift("0-2");
+}
+Test(rma, ring_shift_p1, .timeout = 30) {
+    ring_shift("0");
+}
 
 /* ---- identity path -------------------------------------------------------- */
 
-static void k_identity(pld_ctx *c, void *arg)
-{
+static void k_identity(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c);
     pld_tile *t = pld_tile_create(c, PLD_FP32, 2, 4);
@@ -190,8 +190,8 @@ static void k_identity(pld_ctx *c, void *arg)
     const float *d = pld_local(c, a->data).data;
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 8; j++) {
-            float want = (i >= 2 && j >= 3 && j < 7) ? (float)(me * 10 + (i - 2) * 4 + (j - 3) + 1)
-                                                    : 0.0f;
+            float want =
+                (i >= 2 && j >= 3 && j < 7) ? (float)(me * 10 + (i - 2) * 4 + (j - 3) + 1) : 0.0f;
             KCHECK(c, d[i * 8 + j] == want, "rank %d local [%d,%d] = %g, expected %g", me, i, j,
                    (double)d[i * 8 + j], (double)want);
         }
@@ -205,8 +205,7 @@ static void k_identity(pld_ctx *c, void *arg)
            (double)d[2 * 8 + 3]);
 }
 
-Test(rma, peer_is_me_identity_path, .timeout = 30)
-{
+Test(rma, peer_is_me_identity_path, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -219,10 +218,11 @@ Test(rma, peer_is_me_identity_path, .timeout = 30)
 #define AR 4
 #define AC 32
 
-static double atomic_val(int r, int j) { return (double)((r + 1) * (j % 3 + 1)); }
+static double atomic_val(int r, int j) {
+    return (double)((r + 1) * (j % 3 + 1));
+}
 
-static void k_atomic_add(pld_ctx *c, void *arg)
-{
+static void k_atomic_add(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c);
     pld_tile *t = pld_tile_create(c, a->dt, AR, AC);
@@ -234,8 +234,7 @@ static void k_atomic_add(pld_ctx *c, void *arg)
         pld_remote_store(c, t, a->out, 0, PLD_IDX(1, 3), PLD_ATOMIC_ADD);
 }
 
-static void atomic_add(pld_dtype dt, int iters)
-{
+static void atomic_add(pld_dtype dt, int iters) {
     pld_world *w = tu_world("0-3");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -259,17 +258,28 @@ static void atomic_add(pld_dtype dt, int iters)
 }
 
 /* iteration counts keep every partial sum exact in the dtype */
-Test(rma, atomic_add_fp32, .timeout = 30) { atomic_add(PLD_FP32, 500); }
-Test(rma, atomic_add_fp16, .timeout = 30) { atomic_add(PLD_FP16, 64); }
-Test(rma, atomic_add_bf16, .timeout = 30) { atomic_add(PLD_BF16, 8); }
-Test(rma, atomic_add_int32, .timeout = 30) { atomic_add(PLD_INT32, 500); }
-Test(rma, atomic_add_int16, .timeout = 30) { atomic_add(PLD_INT16, 500); }
-Test(rma, atomic_add_int8, .timeout = 30) { atomic_add(PLD_INT8, 4); }
+Test(rma, atomic_add_fp32, .timeout = 30) {
+    atomic_add(PLD_FP32, 500);
+}
+Test(rma, atomic_add_fp16, .timeout = 30) {
+    atomic_add(PLD_FP16, 64);
+}
+Test(rma, atomic_add_bf16, .timeout = 30) {
+    atomic_add(PLD_BF16, 8);
+}
+Test(rma, atomic_add_int32, .timeout = 30) {
+    atomic_add(PLD_INT32, 500);
+}
+Test(rma, atomic_add_int16, .timeout = 30) {
+    atomic_add(PLD_INT16, 500);
+}
+Test(rma, atomic_add_int8, .timeout = 30) {
+    atomic_add(PLD_INT8, 4);
+}
 
 /* Heavy contention: every rank adds 1 into the same 8 cells of rank 0,
  * starting together; a lost update shows as a short total. */
-static void k_atomic_contended(pld_ctx *c, void *arg)
-{
+static void k_atomic_contended(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     pld_tile *t = pld_tile_create(c, a->dt, 1, 8);
     void *td = pld_tile_data(t);
@@ -280,8 +290,7 @@ static void k_atomic_contended(pld_ctx *c, void *arg)
         pld_remote_store(c, t, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
 }
 
-static void atomic_contended(pld_dtype dt, int iters)
-{
+static void atomic_contended(pld_dtype dt, int iters) {
     pld_world *w = tu_world("0-3");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -291,28 +300,34 @@ static void atomic_contended(pld_dtype dt, int iters)
     TU_LAUNCH_OK(w, k_atomic_contended, a);
     const void *o = tu_view(w, a->out, 0).data;
     for (int j = 0; j < 8; j++)
-        cr_assert_eq(tu_get(dt, o, j), 4.0 * iters, "%s: acc[0,%d] = %g, expected %d (lost updates)",
-                     pld_dtype_name(dt), j, tu_get(dt, o, j), 4 * iters);
+        cr_assert_eq(tu_get(dt, o, j), 4.0 * iters,
+                     "%s: acc[0,%d] = %g, expected %d (lost updates)", pld_dtype_name(dt), j,
+                     tu_get(dt, o, j), 4 * iters);
     pld_world_finalize(w);
 }
 
-Test(rma, atomic_add_contended_fp32, .timeout = 60) { atomic_contended(PLD_FP32, 50000); }
-Test(rma, atomic_add_contended_int32, .timeout = 60) { atomic_contended(PLD_INT32, 50000); }
-Test(rma, atomic_add_contended_int16, .timeout = 60) { atomic_contended(PLD_INT16, 8000); }
-Test(rma, atomic_add_contended_fp16, .timeout = 60) { atomic_contended(PLD_FP16, 512); }
+Test(rma, atomic_add_contended_fp32, .timeout = 60) {
+    atomic_contended(PLD_FP32, 50000);
+}
+Test(rma, atomic_add_contended_int32, .timeout = 60) {
+    atomic_contended(PLD_INT32, 50000);
+}
+Test(rma, atomic_add_contended_int16, .timeout = 60) {
+    atomic_contended(PLD_INT16, 8000);
+}
+Test(rma, atomic_add_contended_fp16, .timeout = 60) {
+    atomic_contended(PLD_FP16, 512);
+}
 
-static void k_atomic_unsupported(pld_ctx *c, void *arg)
-{
+static void k_atomic_unsupported(pld_ctx *c, void *arg) {
     rma_args *a = arg;
-    if (pld_rank(c) != 1)
-        return;
+    if (pld_rank(c) != 1) return;
     pld_tile *t = pld_tile_create(c, a->dt, 1, 4);
     pld_remote_store(c, t, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
     a->after[1] = 1;
 }
 
-Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30)
-{
+Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30) {
     const pld_dtype dts[] = {PLD_UINT8, PLD_INT64, PLD_FP64};
     pld_world *w = tu_world(NULL);
     rma_args *a = tu_host_alloc(w, sizeof *a);
@@ -322,8 +337,8 @@ Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30)
         a->out = tu_window(w, "acc", dts[i], 2, (const int64_t[]){1, 4});
         pld_status st = pld_launch(w, k_atomic_unsupported, a);
         cr_expect(st == PLD_ERR_UNSUPPORTED || st == PLD_ERR_ARG,
-                  "atomic add on %s: %s, expected PLD_ERR_UNSUPPORTED (%s)",
-                  pld_dtype_name(dts[i]), pld_status_name(st), pld_world_error(w));
+                  "atomic add on %s: %s, expected PLD_ERR_UNSUPPORTED (%s)", pld_dtype_name(dts[i]),
+                  pld_status_name(st), pld_world_error(w));
         TU_EXPECT_STARTS(pld_world_error(w), "rank 1 (device 1): pld_remote_store: ");
         cr_expect_eq(a->after[1], 0);
     }
@@ -332,8 +347,7 @@ Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30)
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void k_rma_errors(pld_ctx *c, void *arg)
-{
+static void k_rma_errors(pld_ctx *c, void *arg) {
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me == 0) { /* blocked until the abort releases it */
@@ -346,25 +360,50 @@ static void k_rma_errors(pld_ctx *c, void *arg)
     pld_tile *i32 = pld_tile_create(c, PLD_INT32, 1, 64);
     pld_tile *small = pld_tile_create(c, PLD_FP32, 1, 4);
     switch (a->which) {
-    case 0: pld_remote_load(c, row, a->data, 0, PLD_IDX(2, 0)); break;
-    case 1: pld_remote_store(c, row, a->data, 0, PLD_IDX(1, 1), PLD_ATOMIC_NONE); break;
-    case 2: pld_remote_load(c, wide, a->data, 0, PLD_IDX(0, 0)); break;
-    case 3: pld_remote_store(c, row, a->data, 0, PLD_IDX(-1, 0), PLD_ATOMIC_NONE); break;
-    case 4: pld_remote_store(c, small, a->out, 0, PLD_IDX(2, 0, 0), PLD_ATOMIC_NONE); break;
-    case 5: pld_remote_load(c, i32, a->data, 0, PLD_IDX(0, 0)); break;
-    case 6: pld_remote_store(c, i32, a->data, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD); break;
-    case 7: pld_remote_load(c, row, a->data, P, PLD_IDX(0, 0)); break;
-    case 8: pld_remote_store(c, row, a->data, -1, PLD_IDX(0, 0), PLD_ATOMIC_NONE); break;
-    case 9: pld_remote_load(c, row, a->data, 0, PLD_IDX(0)); break;
-    case 10: pld_remote_store(c, small, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_NONE); break;
-    case 11: pld_remote_store(c, row, a->data, 0, PLD_IDX(0, 0), (pld_atomic)3); break;
-    case 12: pld_remote_store(c, row, a->data, 1, PLD_IDX(1, 1), PLD_ATOMIC_ADD); break;
+    case 0:
+        pld_remote_load(c, row, a->data, 0, PLD_IDX(2, 0));
+        break;
+    case 1:
+        pld_remote_store(c, row, a->data, 0, PLD_IDX(1, 1), PLD_ATOMIC_NONE);
+        break;
+    case 2:
+        pld_remote_load(c, wide, a->data, 0, PLD_IDX(0, 0));
+        break;
+    case 3:
+        pld_remote_store(c, row, a->data, 0, PLD_IDX(-1, 0), PLD_ATOMIC_NONE);
+        break;
+    case 4:
+        pld_remote_store(c, small, a->out, 0, PLD_IDX(2, 0, 0), PLD_ATOMIC_NONE);
+        break;
+    case 5:
+        pld_remote_load(c, i32, a->data, 0, PLD_IDX(0, 0));
+        break;
+    case 6:
+        pld_remote_store(c, i32, a->data, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
+        break;
+    case 7:
+        pld_remote_load(c, row, a->data, P, PLD_IDX(0, 0));
+        break;
+    case 8:
+        pld_remote_store(c, row, a->data, -1, PLD_IDX(0, 0), PLD_ATOMIC_NONE);
+        break;
+    case 9:
+        pld_remote_load(c, row, a->data, 0, PLD_IDX(0));
+        break;
+    case 10:
+        pld_remote_store(c, small, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_NONE);
+        break;
+    case 11:
+        pld_remote_store(c, row, a->data, 0, PLD_IDX(0, 0), (pld_atomic)3);
+        break;
+    case 12:
+        pld_remote_store(c, row, a->data, 1, PLD_IDX(1, 1), PLD_ATOMIC_ADD);
+        break;
     }
     a->after[1] = 1;
 }
 
-Test(rma, errors, .timeout = 30)
-{
+Test(rma, errors, .timeout = 30) {
     const struct {
         pld_status st;
         const char *api;
@@ -404,18 +443,17 @@ Test(rma, errors, .timeout = 30)
             TU_EXPECT_CONTAINS(msg, cases[i].name);
             TU_EXPECT_CONTAINS(msg, cases[i].dims);
         }
-        cr_expect_eq(a->after[0] + a->after[1], 0, "case %d: a kernel went on after the abort",
-                     i);
+        cr_expect_eq(a->after[0] + a->after[1], 0, "case %d: a kernel went on after the abort", i);
         /* nothing was written anywhere */
         for (int r = 0; r < 2; r++) {
             const float *d = tu_view(w, a->data, r).data;
             for (int k = 0; k < 128; k++)
-                cr_assert_eq(d[k], 0.0f, "case %d: rank %d data[%d] = %g after a failed call", i,
-                             r, k, (double)d[k]);
+                cr_assert_eq(d[k], 0.0f, "case %d: rank %d data[%d] = %g after a failed call", i, r,
+                             k, (double)d[k]);
             const float *o = tu_view(w, a->out, r).data;
             for (int k = 0; k < 48; k++)
-                cr_assert_eq(o[k], 0.0f, "case %d: rank %d out3[%d] = %g after a failed call", i,
-                             r, k, (double)o[k]);
+                cr_assert_eq(o[k], 0.0f, "case %d: rank %d out3[%d] = %g after a failed call", i, r,
+                             k, (double)o[k]);
         }
     }
     pld_world_finalize(w);

@@ -11,14 +11,13 @@ typedef struct sig_args {
     pld_dtensor sig, sig2, fsig, data;
     int which;
     int rounds;
-    int after[64];  /* set when a kernel goes past the point under test */
+    int after[64]; /* set when a kernel goes past the point under test */
     int32_t seen[64][4];
 } sig_args;
 
 /* ---- Set / AtomicAdd / Eq / Ge ----------------------------------------- */
 
-static void k_set_and_add(pld_ctx *c, void *arg)
-{
+static void k_set_and_add(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me != 0) {
@@ -28,8 +27,7 @@ static void k_set_and_add(pld_ctx *c, void *arg)
     }
     for (int i = 0; i < 100; i++)
         pld_notify(c, a->sig, 0, PLD_IDX(0, 0), me + 1, PLD_NOTIFY_ATOMIC_ADD);
-    if (me != 0)
-        return;
+    if (me != 0) return;
     int total = 100 * P * (P + 1) / 2;
     pld_wait(c, a->sig, PLD_IDX(0, 0), total, PLD_WAIT_EQ);
     KCHECK_EQ_I(c, pld_signal_read(c, a->sig, PLD_IDX(0, 0)), total);
@@ -40,8 +38,7 @@ static void k_set_and_add(pld_ctx *c, void *arg)
     }
 }
 
-Test(signal, set_overwrites_add_accumulates, .timeout = 30)
-{
+Test(signal, set_overwrites_add_accumulates, .timeout = 30) {
     pld_world *w = tu_world("0-3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 2);
@@ -61,8 +58,7 @@ Test(signal, set_overwrites_add_accumulates, .timeout = 30)
 }
 
 /* Signed comparisons: -1 is not >= 0, 0 is >= -3, INT32_MIN works. */
-static void k_signed(pld_ctx *c, void *arg)
-{
+static void k_signed(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c);
     if (me == 0) {
@@ -84,8 +80,7 @@ static void k_signed(pld_ctx *c, void *arg)
     a->seen[1][2] = pld_signal_read(c, a->sig, PLD_IDX(0, 1));
 }
 
-Test(signal, wait_compares_signed, .timeout = 30)
-{
+Test(signal, wait_compares_signed, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 2);
@@ -97,8 +92,7 @@ Test(signal, wait_compares_signed, .timeout = 30)
     pld_world_finalize(w);
 }
 
-static void k_signal_read(pld_ctx *c, void *arg)
-{
+static void k_signal_read(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     for (int r = 0; r < P; r++)
@@ -110,8 +104,7 @@ static void k_signal_read(pld_ctx *c, void *arg)
     pld_wait(c, a->sig, PLD_IDX(me, 0), -8, PLD_WAIT_EQ);
 }
 
-Test(signal, read_own_cell, .timeout = 30)
-{
+Test(signal, read_own_cell, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -124,20 +117,16 @@ Test(signal, read_own_cell, .timeout = 30)
 }
 
 /* 1-D signal [P] works like [P,1]. */
-static void k_signal_1d(pld_ctx *c, void *arg)
-{
+static void k_signal_1d(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     for (int p = 0; p < P; p++)
-        if (p != me)
-            pld_notify(c, a->sig, p, PLD_IDX(me), 1, PLD_NOTIFY_ATOMIC_ADD);
+        if (p != me) pld_notify(c, a->sig, p, PLD_IDX(me), 1, PLD_NOTIFY_ATOMIC_ADD);
     for (int s = 0; s < P; s++)
-        if (s != me)
-            pld_wait(c, a->sig, PLD_IDX(s), 1, PLD_WAIT_GE);
+        if (s != me) pld_wait(c, a->sig, PLD_IDX(s), 1, PLD_WAIT_GE);
 }
 
-Test(signal, one_dim_signal, .timeout = 30)
-{
+Test(signal, one_dim_signal, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_window(w, "sig1d", PLD_INT32, 1, (const int64_t[]){3});
@@ -147,14 +136,12 @@ Test(signal, one_dim_signal, .timeout = 30)
 
 /* ---- argument errors ---------------------------------------------------- */
 
-static void k_barrier_only(pld_ctx *c, void *arg)
-{
+static void k_barrier_only(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     pld_barrier(c, a->sig2);
 }
 
-static void k_sig_errors(pld_ctx *c, void *arg)
-{
+static void k_sig_errors(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me != 0) {
@@ -164,46 +151,75 @@ static void k_sig_errors(pld_ctx *c, void *arg)
         return;
     }
     switch (a->which) {
-    case 0: pld_notify(c, a->sig, P, PLD_IDX(0, 0), 1, PLD_NOTIFY_SET); break;
-    case 1: pld_notify(c, a->sig, -1, PLD_IDX(0, 0), 1, PLD_NOTIFY_ATOMIC_ADD); break;
-    case 2: pld_notify(c, a->fsig, 1, PLD_IDX(0, 0), 1, PLD_NOTIFY_SET); break;
-    case 3: pld_wait(c, a->fsig, PLD_IDX(0, 0), 0, PLD_WAIT_GE); break;
-    case 4: (void)pld_signal_read(c, a->fsig, PLD_IDX(0, 0)); break;
-    case 5: pld_notify(c, a->sig, 1, PLD_IDX(P, 0), 1, PLD_NOTIFY_SET); break;
-    case 6: pld_wait(c, a->sig, PLD_IDX(0, 1), 0, PLD_WAIT_GE); break;
-    case 7: (void)pld_signal_read(c, a->sig, PLD_IDX(-1, 0)); break;
-    case 8: pld_notify(c, a->sig, 1, PLD_IDX(0, 0), 1, (pld_notify_op)7); break;
-    case 9: pld_wait(c, a->sig, PLD_IDX(0, 0), 0, (pld_wait_cmp)9); break;
-    case 10: pld_notify(c, a->sig, 1, PLD_IDX(0), 1, PLD_NOTIFY_SET); break;
-    case 11: pld_wait(c, a->sig, PLD_IDX(0, 0, 0), 0, PLD_WAIT_GE); break;
-    case 12: (void)pld_signal_read(c, a->sig, PLD_IDX(0)); break;
-    case 13: pld_notify(c, a->sig, 1, PLD_IDX(0, -1), 1, PLD_NOTIFY_SET); break;
-    case 14: pld_notify(c, a->sig, 1, PLD_IDX(0, 0), 1, (pld_notify_op)-1); break;
+    case 0:
+        pld_notify(c, a->sig, P, PLD_IDX(0, 0), 1, PLD_NOTIFY_SET);
+        break;
+    case 1:
+        pld_notify(c, a->sig, -1, PLD_IDX(0, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
+        break;
+    case 2:
+        pld_notify(c, a->fsig, 1, PLD_IDX(0, 0), 1, PLD_NOTIFY_SET);
+        break;
+    case 3:
+        pld_wait(c, a->fsig, PLD_IDX(0, 0), 0, PLD_WAIT_GE);
+        break;
+    case 4:
+        (void)pld_signal_read(c, a->fsig, PLD_IDX(0, 0));
+        break;
+    case 5:
+        pld_notify(c, a->sig, 1, PLD_IDX(P, 0), 1, PLD_NOTIFY_SET);
+        break;
+    case 6:
+        pld_wait(c, a->sig, PLD_IDX(0, 1), 0, PLD_WAIT_GE);
+        break;
+    case 7:
+        (void)pld_signal_read(c, a->sig, PLD_IDX(-1, 0));
+        break;
+    case 8:
+        pld_notify(c, a->sig, 1, PLD_IDX(0, 0), 1, (pld_notify_op)7);
+        break;
+    case 9:
+        pld_wait(c, a->sig, PLD_IDX(0, 0), 0, (pld_wait_cmp)9);
+        break;
+    case 10:
+        pld_notify(c, a->sig, 1, PLD_IDX(0), 1, PLD_NOTIFY_SET);
+        break;
+    case 11:
+        pld_wait(c, a->sig, PLD_IDX(0, 0, 0), 0, PLD_WAIT_GE);
+        break;
+    case 12:
+        (void)pld_signal_read(c, a->sig, PLD_IDX(0));
+        break;
+    case 13:
+        pld_notify(c, a->sig, 1, PLD_IDX(0, -1), 1, PLD_NOTIFY_SET);
+        break;
+    case 14:
+        pld_notify(c, a->sig, 1, PLD_IDX(0, 0), 1, (pld_notify_op)-1);
+        break;
     }
     a->after[0] = 1;
 }
 
-Test(signal, argument_errors, .timeout = 30)
-{
+Test(signal, argument_errors, .timeout = 30) {
     const struct {
         pld_status st;
         const char *api;
     } cases[] = {
-        {PLD_ERR_ARG, "pld_notify"},      /* 0 peer == P */
-        {PLD_ERR_ARG, "pld_notify"},      /* 1 peer < 0 */
-        {PLD_ERR_ARG, "pld_notify"},      /* 2 fp32 signal */
-        {PLD_ERR_ARG, "pld_wait"},        /* 3 fp32 signal */
-        {PLD_ERR_ARG, "pld_signal_read"}, /* 4 fp32 signal */
-        {PLD_ERR_BOUNDS, "pld_notify"},   /* 5 row P */
-        {PLD_ERR_BOUNDS, "pld_wait"},     /* 6 col 1 of [P,1] */
+        {PLD_ERR_ARG, "pld_notify"},         /* 0 peer == P */
+        {PLD_ERR_ARG, "pld_notify"},         /* 1 peer < 0 */
+        {PLD_ERR_ARG, "pld_notify"},         /* 2 fp32 signal */
+        {PLD_ERR_ARG, "pld_wait"},           /* 3 fp32 signal */
+        {PLD_ERR_ARG, "pld_signal_read"},    /* 4 fp32 signal */
+        {PLD_ERR_BOUNDS, "pld_notify"},      /* 5 row P */
+        {PLD_ERR_BOUNDS, "pld_wait"},        /* 6 col 1 of [P,1] */
         {PLD_ERR_BOUNDS, "pld_signal_read"}, /* 7 row -1 */
-        {PLD_ERR_ARG, "pld_notify"},      /* 8 bad op */
-        {PLD_ERR_ARG, "pld_wait"},        /* 9 bad cmp */
-        {PLD_ERR_ARG, "pld_notify"},      /* 10 one offset for 2-D */
-        {PLD_ERR_ARG, "pld_wait"},        /* 11 three offsets */
-        {PLD_ERR_ARG, "pld_signal_read"}, /* 12 one offset */
-        {PLD_ERR_BOUNDS, "pld_notify"},   /* 13 col -1 */
-        {PLD_ERR_ARG, "pld_notify"},      /* 14 bad op (negative) */
+        {PLD_ERR_ARG, "pld_notify"},         /* 8 bad op */
+        {PLD_ERR_ARG, "pld_wait"},           /* 9 bad cmp */
+        {PLD_ERR_ARG, "pld_notify"},         /* 10 one offset for 2-D */
+        {PLD_ERR_ARG, "pld_wait"},           /* 11 three offsets */
+        {PLD_ERR_ARG, "pld_signal_read"},    /* 12 one offset */
+        {PLD_ERR_BOUNDS, "pld_notify"},      /* 13 col -1 */
+        {PLD_ERR_ARG, "pld_notify"},         /* 14 bad op (negative) */
     };
     pld_world *w = tu_world("4,5");
     sig_args *a = tu_host_alloc(w, sizeof *a);
@@ -231,8 +247,7 @@ Test(signal, argument_errors, .timeout = 30)
 
 #define RA_COLS 256
 
-static void k_release_acquire(pld_ctx *c, void *arg)
-{
+static void k_release_acquire(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -267,8 +282,7 @@ static void k_release_acquire(pld_ctx *c, void *arg)
     }
 }
 
-Test(signal, release_acquire_data_before_notify, .timeout = 60)
-{
+Test(signal, release_acquire_data_before_notify, .timeout = 60) {
     pld_world *w = tu_world("0-3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 2, (const int64_t[]){4, RA_COLS});
@@ -283,8 +297,7 @@ Test(signal, release_acquire_data_before_notify, .timeout = 60)
 
 /* Each rank Sets 1 into its peer's cell and waits for >= 2: nobody can ever
  * satisfy anybody. */
-static void k_set_ge_mismatch(pld_ctx *c, void *arg)
-{
+static void k_set_ge_mismatch(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c), peer = 1 - me;
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_SET);
@@ -292,18 +305,15 @@ static void k_set_ge_mismatch(pld_ctx *c, void *arg)
     a->after[me] = 1;
 }
 
-static const char *first_line(const char *s, char *buf, size_t n)
-{
+static const char *first_line(const char *s, char *buf, size_t n) {
     size_t len = strcspn(s, "\n");
-    if (len >= n)
-        len = n - 1;
+    if (len >= n) len = n - 1;
     memcpy(buf, s, len);
     buf[len] = '\0';
     return buf;
 }
 
-static void expect_line(const char *msg, const char *want)
-{
+static void expect_line(const char *msg, const char *want) {
     char buf[512];
     char prefix[64];
     size_t plen = strcspn(want, ":");
@@ -311,12 +321,11 @@ static void expect_line(const char *msg, const char *want)
     const char *line = tu_line_starting(msg, prefix, buf, sizeof buf);
     cr_expect_not_null(line, "no line for \"%s\" in the report:\n%s", prefix, msg);
     if (line)
-        cr_expect(tu_contains(line, want), "report line \"%s\"\n  expected to contain \"%s\"",
-                  line, want);
+        cr_expect(tu_contains(line, want), "report line \"%s\"\n  expected to contain \"%s\"", line,
+                  want);
 }
 
-Test(signal, deadlock_set_ge_mismatch, .timeout = 30)
-{
+Test(signal, deadlock_set_ge_mismatch, .timeout = 30) {
     pld_world *w = tu_world("4,5");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -339,19 +348,16 @@ Test(signal, deadlock_set_ge_mismatch, .timeout = 30)
 }
 
 /* Eq mismatch with a third rank that finished: it is listed as finished. */
-static void k_eq_mismatch(pld_ctx *c, void *arg)
-{
+static void k_eq_mismatch(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c);
-    if (me == 2)
-        return;
+    if (me == 2) return;
     int peer = 1 - me;
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 2, PLD_NOTIFY_SET);
     pld_wait(c, a->sig, PLD_IDX(peer, 0), 1, PLD_WAIT_EQ);
 }
 
-Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30)
-{
+Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "flag", 1);
@@ -368,20 +374,17 @@ Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30)
     char buf[256];
     const char *l2 = tu_line_starting(msg, "rank 2 (device 2)", buf, sizeof buf);
     cr_expect_not_null(l2, "finished rank 2 missing from the report:\n%s", msg);
-    if (l2)
-        cr_expect(tu_icontains(l2, "finished"), "rank 2 line \"%s\" does not say finished", l2);
+    if (l2) cr_expect(tu_icontains(l2, "finished"), "rank 2 line \"%s\" does not say finished", l2);
     TU_LAUNCH_OK(w, k_barrier_only, a);
     pld_world_finalize(w);
 }
 
-static void k_lonely_wait(pld_ctx *c, void *arg)
-{
+static void k_lonely_wait(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     pld_wait(c, a->sig, PLD_IDX(0, 0), 1, PLD_WAIT_GE);
 }
 
-Test(signal, deadlock_single_rank, .timeout = 30)
-{
+Test(signal, deadlock_single_rank, .timeout = 30) {
     pld_world *w = tu_world("3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -399,8 +402,7 @@ Test(signal, deadlock_single_rank, .timeout = 30)
 
 /* ---- wait timeout ------------------------------------------------------- */
 
-static void k_timeout(pld_ctx *c, void *arg)
-{
+static void k_timeout(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     if (pld_rank(c) == 0) {
         pld_wait(c, a->sig, PLD_IDX(1, 0), 1, PLD_WAIT_GE);
@@ -415,8 +417,7 @@ static void k_timeout(pld_ctx *c, void *arg)
         pld_notify(c, a->sig, 0, PLD_IDX(1, 0), 1, PLD_NOTIFY_SET);
 }
 
-Test(signal, wait_timeout_from_config, .timeout = 30)
-{
+Test(signal, wait_timeout_from_config, .timeout = 30) {
     unsetenv("PLD_WAIT_TIMEOUT_MS");
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -453,8 +454,7 @@ Test(signal, wait_timeout_from_config, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(signal, wait_timeout_from_env, .timeout = 30)
-{
+Test(signal, wait_timeout_from_env, .timeout = 30) {
     setenv("PLD_WAIT_TIMEOUT_MS", "300", 1);
     pld_world *w = tu_world(NULL);
     sig_args *a = tu_host_alloc(w, sizeof *a);
@@ -470,15 +470,13 @@ Test(signal, wait_timeout_from_env, .timeout = 30)
 
 /* ---- the builtin barrier ------------------------------------------------ */
 
-static void k_barrier_loop(pld_ctx *c, void *arg)
-{
+static void k_barrier_loop(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     for (int i = 0; i < a->rounds; i++)
         pld_barrier(c, a->sig);
 }
 
-Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600)
-{
+Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600) {
     pld_world *w = tu_world("0-63");
     cr_assert_eq(pld_world_size(w), 64);
     sig_args *a = tu_host_alloc(w, sizeof *a);
@@ -497,8 +495,7 @@ Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600)
 
 /* The barrier orders: what rank 0 wrote before it is visible after it, even
  * when rank 0 arrives late. Counters follow coll.h's expansion. */
-static void k_barrier_orders(pld_ctx *c, void *arg)
-{
+static void k_barrier_orders(pld_ctx *c, void *arg) {
     sig_args *a = arg;
     int me = pld_rank(c);
     if (me == 0) {
@@ -517,8 +514,7 @@ static void k_barrier_orders(pld_ctx *c, void *arg)
     pld_barrier(c, a->sig);
 }
 
-Test(signal, barrier_orders_and_counts, .timeout = 30)
-{
+Test(signal, barrier_orders_and_counts, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -530,8 +526,8 @@ Test(signal, barrier_orders_and_counts, .timeout = 30)
         pld_counters k;
         TU_ASSERT_STATUS(pld_rank_counters(w, r, &k), PLD_OK);
         /* P-1 arrival notifies + P-1 epilogue notifies, P-1 waits */
-        cr_expect_eq(k.notifies, 4, "rank %d: %llu notifies for one barrier at P=3, expected 4",
-                     r, (unsigned long long)k.notifies);
+        cr_expect_eq(k.notifies, 4, "rank %d: %llu notifies for one barrier at P=3, expected 4", r,
+                     (unsigned long long)k.notifies);
         cr_expect_eq(k.waits, 2, "rank %d: %llu waits for one barrier at P=3, expected 2", r,
                      (unsigned long long)k.waits);
         cr_expect_eq(k.bytes_to_peers + k.bytes_from_peers + k.bytes_self, 0,
@@ -540,8 +536,7 @@ Test(signal, barrier_orders_and_counts, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(signal, barrier_single_rank_and_1d_signal, .timeout = 30)
-{
+Test(signal, barrier_single_rank_and_1d_signal, .timeout = 30) {
     pld_world *w = tu_world("2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);

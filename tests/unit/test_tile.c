@@ -16,8 +16,7 @@ typedef struct basic_out {
     int zeroed[4];
 } basic_out;
 
-static void k_tile_basic(pld_ctx *c, void *arg)
-{
+static void k_tile_basic(pld_ctx *c, void *arg) {
     basic_out *o = arg;
     int me = pld_rank(c);
     o->cap[me] = (int64_t)pld_ub_capacity(c);
@@ -40,8 +39,7 @@ static void k_tile_basic(pld_ctx *c, void *arg)
     o->used2[me] = (int64_t)pld_ub_used(c);
 }
 
-Test(tile, create_free_and_accounting, .timeout = 30)
-{
+Test(tile, create_free_and_accounting, .timeout = 30) {
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     basic_out *o = tu_host_alloc(w, sizeof *o);
@@ -53,8 +51,9 @@ Test(tile, create_free_and_accounting, .timeout = 30)
         cr_expect_eq(o->cols[r], 5, "cols %lld", (long long)o->cols[r]);
         cr_expect_eq(o->dtype[r], PLD_INT16, "dtype %d", o->dtype[r]);
         cr_expect_eq(o->zeroed[r], 1, "rank %d: new tile not zeroed", r);
-        cr_expect_geq(o->used1[r] - o->used0[r], 30, "rank %d: UB used grew by %lld, expected >= 30",
-                      r, (long long)(o->used1[r] - o->used0[r]));
+        cr_expect_geq(o->used1[r] - o->used0[r], 30,
+                      "rank %d: UB used grew by %lld, expected >= 30", r,
+                      (long long)(o->used1[r] - o->used0[r]));
         cr_expect_eq(o->used2[r], o->used0[r], "rank %d: UB used %lld after free, expected %lld", r,
                      (long long)o->used2[r], (long long)o->used0[r]);
     }
@@ -68,32 +67,28 @@ typedef struct big_args {
     int free_between;
 } big_args;
 
-static void k_tiles(pld_ctx *c, void *arg)
-{
+static void k_tiles(pld_ctx *c, void *arg) {
     const big_args *a = arg;
-    if (a->who >= 0 && pld_rank(c) != a->who)
-        return;
+    if (a->who >= 0 && pld_rank(c) != a->who) return;
     for (int i = 0; i < 3 && a->rows[i] > 0; i++) {
         pld_tile *t = pld_tile_create(c, PLD_FP32, a->rows[i], a->cols);
         float *d = pld_tile_data(t);
         d[0] = 1.0f;
         d[a->rows[i] * a->cols - 1] = 2.0f; /* the whole tile is usable */
-        if (a->free_between)
-            pld_tile_free(c, t);
+        if (a->free_between) pld_tile_free(c, t);
     }
 }
 
-static int contains_size(const char *msg, long bytes)
-{
+static int contains_size(const char *msg, long bytes) {
     char b1[32], b2[32], b3[32];
     snprintf(b1, sizeof b1, "%ld", bytes);
     snprintf(b2, sizeof b2, "%ld KiB", bytes / 1024);
     snprintf(b3, sizeof b3, "%ldKiB", bytes / 1024);
-    return tu_contains(msg, b1) || (bytes % 1024 == 0 && (tu_contains(msg, b2) || tu_contains(msg, b3)));
+    return tu_contains(msg, b1) ||
+           (bytes % 1024 == 0 && (tu_contains(msg, b2) || tu_contains(msg, b3)));
 }
 
-Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30)
-{
+Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30) {
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -114,8 +109,7 @@ Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(tile, cumulative_budget, .timeout = 30)
-{
+Test(tile, cumulative_budget, .timeout = 30) {
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -138,8 +132,7 @@ Test(tile, cumulative_budget, .timeout = 30)
 
 /* Tiles are freed when the kernel returns: two launches of a kernel that
  * leaks a 150 KiB tile both succeed. */
-Test(tile, freed_at_kernel_end, .timeout = 30)
-{
+Test(tile, freed_at_kernel_end, .timeout = 30) {
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -151,14 +144,15 @@ Test(tile, freed_at_kernel_end, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(tile, env_ub_bytes_override, .timeout = 30)
-{
+Test(tile, env_ub_bytes_override, .timeout = 30) {
     setenv("PLD_UB_BYTES", "65536", 1);
     pld_world *w = tu_world(NULL);
     basic_out *o = tu_host_alloc(w, sizeof *o);
     TU_LAUNCH_OK(w, k_tile_basic, o);
-    cr_expect_eq(o->cap[0], 65536, "UB capacity %lld with PLD_UB_BYTES=65536", (long long)o->cap[0]);
-    cr_expect_eq(o->cap[1], 65536, "UB capacity %lld with PLD_UB_BYTES=65536", (long long)o->cap[1]);
+    cr_expect_eq(o->cap[0], 65536, "UB capacity %lld with PLD_UB_BYTES=65536",
+                 (long long)o->cap[0]);
+    cr_expect_eq(o->cap[1], 65536, "UB capacity %lld with PLD_UB_BYTES=65536",
+                 (long long)o->cap[1]);
 
     big_args *a = tu_host_alloc(w, sizeof *a);
     a->who = -1;
@@ -189,21 +183,26 @@ typedef struct create_case {
     int which;
 } create_case;
 
-static void k_bad_create(pld_ctx *c, void *arg)
-{
+static void k_bad_create(pld_ctx *c, void *arg) {
     const create_case *a = arg;
-    if (pld_rank(c) != 1)
-        return;
+    if (pld_rank(c) != 1) return;
     switch (a->which) {
-    case 0: pld_tile_create(c, PLD_FP32, 0, 8); break;
-    case 1: pld_tile_create(c, PLD_FP32, 8, -1); break;
-    case 2: pld_tile_create(c, (pld_dtype)PLD_DTYPE_COUNT, 8, 8); break;
-    case 3: pld_tile_create(c, PLD_FP32, -4, 8); break;
+    case 0:
+        pld_tile_create(c, PLD_FP32, 0, 8);
+        break;
+    case 1:
+        pld_tile_create(c, PLD_FP32, 8, -1);
+        break;
+    case 2:
+        pld_tile_create(c, (pld_dtype)PLD_DTYPE_COUNT, 8, 8);
+        break;
+    case 3:
+        pld_tile_create(c, PLD_FP32, -4, 8);
+        break;
     }
 }
 
-Test(tile, bad_create_args, .timeout = 30)
-{
+Test(tile, bad_create_args, .timeout = 30) {
     pld_world *w = tu_world("4,5");
     create_case *a = tu_host_alloc(w, sizeof *a);
     for (int i = 0; i < 4; i++) {
@@ -226,11 +225,9 @@ typedef struct ls_args {
     int64_t rows, cols;
 } ls_args;
 
-static void k_load_store(pld_ctx *c, void *arg)
-{
+static void k_load_store(pld_ctx *c, void *arg) {
     const ls_args *a = arg;
-    if (pld_rank(c) != 0)
-        return;
+    if (pld_rank(c) != 0) return;
     pld_tensor src = pld_tensor_make(a->src, PLD_FP32, a->ndim, a->shape);
     pld_tensor dst = pld_tensor_make(a->dst, PLD_FP32, a->ndim, a->shape);
     pld_tile *t = pld_tile_create(c, PLD_FP32, a->rows, a->cols);
@@ -238,16 +235,14 @@ static void k_load_store(pld_ctx *c, void *arg)
     pld_store(c, t, dst, a->store_off);
 }
 
-static int64_t lin(const int64_t *shape, int ndim, const int64_t *idx)
-{
+static int64_t lin(const int64_t *shape, int ndim, const int64_t *idx) {
     int64_t l = 0;
     for (int d = 0; d < ndim; d++)
         l = l * shape[d] + idx[d];
     return l;
 }
 
-static void check_load_store(const ls_args *a)
-{
+static void check_load_store(const ls_args *a) {
     int64_t n = 1;
     for (int d = 0; d < a->ndim; d++)
         n *= a->shape[d];
@@ -272,8 +267,7 @@ static void check_load_store(const ls_args *a)
     free(want);
 }
 
-static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape)
-{
+static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape) {
     ls_args *a = tu_host_alloc(w, sizeof *a);
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) {
@@ -288,8 +282,7 @@ static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape)
     return a;
 }
 
-Test(tile, load_store_round_trip_2d, .timeout = 30)
-{
+Test(tile, load_store_round_trip_2d, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     ls_args *a = ls_setup(w, 2, (const int64_t[]){10, 12});
     a->rows = 3;
@@ -307,8 +300,7 @@ Test(tile, load_store_round_trip_2d, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(tile, load_store_round_trip_3d_4d, .timeout = 30)
-{
+Test(tile, load_store_round_trip_3d_4d, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     ls_args *a = ls_setup(w, 3, (const int64_t[]){2, 5, 6});
     a->rows = 2;
@@ -333,40 +325,57 @@ typedef struct lserr_args {
     float *buf; /* host_alloc [10,12] fp32 */
 } lserr_args;
 
-static void k_load_store_errors(pld_ctx *c, void *arg)
-{
+static void k_load_store_errors(pld_ctx *c, void *arg) {
     const lserr_args *a = arg;
-    if (pld_rank(c) != 1)
-        return;
+    if (pld_rank(c) != 1) return;
     pld_tensor t = pld_tensor_make(a->buf, PLD_FP32, 2, (const int64_t[]){10, 12});
     pld_tensor t3 = pld_tensor_make(a->buf, PLD_FP32, 3, (const int64_t[]){2, 5, 12});
     pld_tile *f = pld_tile_create(c, PLD_FP32, 3, 4);
     pld_tile *i32 = pld_tile_create(c, PLD_INT32, 3, 4);
     pld_tile *huge = pld_tile_create(c, PLD_FP32, 11, 2);
     switch (a->which) {
-    case 0: pld_load(c, f, t, PLD_IDX(8, 0)); break;   /* rows 8..10 */
-    case 1: pld_load(c, f, t, PLD_IDX(0, -1)); break;  /* negative */
-    case 2: pld_store(c, f, t, PLD_IDX(0, 9)); break;  /* cols 9..12 */
-    case 3: pld_load(c, huge, t, PLD_IDX(0, 0)); break; /* tile taller than tensor */
-    case 4: pld_load(c, f, t3, PLD_IDX(2, 0, 0)); break; /* leading dim out */
-    case 5: pld_load(c, i32, t, PLD_IDX(0, 0)); break;  /* dtype mismatch */
-    case 6: pld_store(c, i32, t, PLD_IDX(0, 0)); break; /* dtype mismatch */
-    case 7: pld_load(c, f, t, PLD_IDX(0)); break;       /* offsets count */
-    case 8: pld_store(c, f, t3, PLD_IDX(0, 0)); break;  /* offsets count */
-    case 9: pld_store(c, f, t, PLD_IDX(-3, 0)); break;  /* negative row */
+    case 0:
+        pld_load(c, f, t, PLD_IDX(8, 0));
+        break; /* rows 8..10 */
+    case 1:
+        pld_load(c, f, t, PLD_IDX(0, -1));
+        break; /* negative */
+    case 2:
+        pld_store(c, f, t, PLD_IDX(0, 9));
+        break; /* cols 9..12 */
+    case 3:
+        pld_load(c, huge, t, PLD_IDX(0, 0));
+        break; /* tile taller than tensor */
+    case 4:
+        pld_load(c, f, t3, PLD_IDX(2, 0, 0));
+        break; /* leading dim out */
+    case 5:
+        pld_load(c, i32, t, PLD_IDX(0, 0));
+        break; /* dtype mismatch */
+    case 6:
+        pld_store(c, i32, t, PLD_IDX(0, 0));
+        break; /* dtype mismatch */
+    case 7:
+        pld_load(c, f, t, PLD_IDX(0));
+        break; /* offsets count */
+    case 8:
+        pld_store(c, f, t3, PLD_IDX(0, 0));
+        break; /* offsets count */
+    case 9:
+        pld_store(c, f, t, PLD_IDX(-3, 0));
+        break; /* negative row */
     }
     a->buf[119] = -1.0f; /* not reached */
 }
 
-Test(tile, load_store_errors, .timeout = 30)
-{
+Test(tile, load_store_errors, .timeout = 30) {
     const struct {
         pld_status st;
         const char *api;
     } cases[] = {
-        {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_BOUNDS, "pld_store"},
-        {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_ARG, "pld_load"},
-        {PLD_ERR_ARG, "pld_store"},   {PLD_ERR_ARG, "pld_load"},    {PLD_ERR_ARG, "pld_store"},
+        {PLD_ERR_BOUNDS, "pld_load"},  {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_BOUNDS, "pld_store"},
+        {PLD_ERR_BOUNDS, "pld_load"},  {PLD_ERR_BOUNDS, "pld_load"}, {PLD_ERR_ARG, "pld_load"},
+        {PLD_ERR_ARG, "pld_store"},    {PLD_ERR_ARG, "pld_load"},    {PLD_ERR_ARG, "pld_store"},
         {PLD_ERR_BOUNDS, "pld_store"},
     };
     pld_world *w = tu_world("4,5");
@@ -394,16 +403,14 @@ Test(tile, load_store_errors, .timeout = 30)
 
 typedef struct red_args {
     pld_dtype dt;
-    int op;      /* pld_reduce_op, or -1 for pld_tile_mul */
-    void *acc;   /* host_alloc, RN elements: initial acc, then result */
-    void *x;     /* host_alloc, RN elements */
+    int op;    /* pld_reduce_op, or -1 for pld_tile_mul */
+    void *acc; /* host_alloc, RN elements: initial acc, then result */
+    void *x;   /* host_alloc, RN elements */
 } red_args;
 
-static void k_reduce(pld_ctx *c, void *arg)
-{
+static void k_reduce(pld_ctx *c, void *arg) {
     red_args *a = arg;
-    if (pld_rank(c) != 0)
-        return;
+    if (pld_rank(c) != 0) return;
     size_t es = pld_dtype_size(a->dt);
     pld_tile *acc = pld_tile_create(c, a->dt, 4, 6);
     pld_tile *x = pld_tile_create(c, a->dt, 4, 6);
@@ -418,38 +425,37 @@ static void k_reduce(pld_ctx *c, void *arg)
     KCHECK(c, memcmp(pld_tile_data(x), a->x, RN * es) == 0, "tile_reduce modified its x tile");
 }
 
-static double ref_op(int op, double a, double b)
-{
+static double ref_op(int op, double a, double b) {
     switch (op) {
-    case PLD_SUM: return a + b;
-    case PLD_MAX: return a > b ? a : b;
-    case PLD_MIN: return a < b ? a : b;
-    default: return a * b; /* PROD and tile_mul */
+    case PLD_SUM:
+        return a + b;
+    case PLD_MAX:
+        return a > b ? a : b;
+    case PLD_MIN:
+        return a < b ? a : b;
+    default:
+        return a * b; /* PROD and tile_mul */
     }
 }
 
-static const char *op_name(int op)
-{
+static const char *op_name(int op) {
     static const char *n[] = {"SUM", "MAX", "MIN", "PROD"};
     return op < 0 ? "tile_mul" : n[op];
 }
 
 /* Values chosen so every result is exact in fp16 and bf16: multiples of
  * 0.5 with |v| <= 8 (integers for INT32). */
-static double val_a(pld_dtype dt, int i)
-{
+static double val_a(pld_dtype dt, int i) {
     double v = (double)((i * 7) % 17 - 8);
     return dt == PLD_INT32 ? v : v * 0.5 + (i % 3 == 0 ? 0.0 : 0.5);
 }
 
-static double val_b(pld_dtype dt, int i)
-{
+static double val_b(pld_dtype dt, int i) {
     double v = (double)((i * 5 + 3) % 13 - 6);
     return dt == PLD_INT32 ? v : v * 0.5;
 }
 
-static void run_reduce_all(pld_dtype dt)
-{
+static void run_reduce_all(pld_dtype dt) {
     pld_world *w = tu_world(NULL);
     red_args *a = tu_host_alloc(w, sizeof *a);
     size_t es = pld_dtype_size(dt);
@@ -474,15 +480,22 @@ static void run_reduce_all(pld_dtype dt)
     pld_world_finalize(w);
 }
 
-Test(tile, reduce_fp32, .timeout = 30) { run_reduce_all(PLD_FP32); }
-Test(tile, reduce_int32, .timeout = 30) { run_reduce_all(PLD_INT32); }
-Test(tile, reduce_fp16, .timeout = 30) { run_reduce_all(PLD_FP16); }
-Test(tile, reduce_bf16, .timeout = 30) { run_reduce_all(PLD_BF16); }
+Test(tile, reduce_fp32, .timeout = 30) {
+    run_reduce_all(PLD_FP32);
+}
+Test(tile, reduce_int32, .timeout = 30) {
+    run_reduce_all(PLD_INT32);
+}
+Test(tile, reduce_fp16, .timeout = 30) {
+    run_reduce_all(PLD_FP16);
+}
+Test(tile, reduce_bf16, .timeout = 30) {
+    run_reduce_all(PLD_BF16);
+}
 
 /* fp16/bf16 are reduced in fp32 and rounded back to nearest:
  * bf16 256 + 1.5 = 257.5 -> 258 (spacing 2), fp16 2048 + 1.5 -> 2050. */
-Test(tile, half_sum_rounds_to_nearest, .timeout = 30)
-{
+Test(tile, half_sum_rounds_to_nearest, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     red_args *a = tu_host_alloc(w, sizeof *a);
     a->acc = tu_host_alloc(w, RN * 2);
@@ -506,8 +519,8 @@ Test(tile, half_sum_rounds_to_nearest, .timeout = 30)
                      cases[k].x);
         TU_LAUNCH_OK(w, k_reduce, a);
         double got = tu_get(a->dt, a->acc, 5);
-        cr_expect_eq(got, cases[k].want, "%s %g + %g = %g, expected %g",
-                     pld_dtype_name(a->dt), cases[k].acc, cases[k].x, got, cases[k].want);
+        cr_expect_eq(got, cases[k].want, "%s %g + %g = %g, expected %g", pld_dtype_name(a->dt),
+                     cases[k].acc, cases[k].x, got, cases[k].want);
     }
     pld_world_finalize(w);
 }
@@ -516,27 +529,36 @@ typedef struct rerr_args {
     int which;
 } rerr_args;
 
-static void k_reduce_errors(pld_ctx *c, void *arg)
-{
+static void k_reduce_errors(pld_ctx *c, void *arg) {
     const rerr_args *a = arg;
-    if (pld_rank(c) != 0)
-        return;
+    if (pld_rank(c) != 0) return;
     pld_tile *a46 = pld_tile_create(c, PLD_FP32, 4, 6);
     pld_tile *b64 = pld_tile_create(c, PLD_FP32, 6, 4);
     pld_tile *i46 = pld_tile_create(c, PLD_INT32, 4, 6);
     pld_tile *b46 = pld_tile_create(c, PLD_FP32, 4, 6);
     switch (a->which) {
-    case 0: pld_tile_reduce(c, a46, b64, PLD_SUM); break;
-    case 1: pld_tile_reduce(c, a46, i46, PLD_MAX); break;
-    case 2: pld_tile_reduce(c, a46, b46, (pld_reduce_op)4); break;
-    case 3: pld_tile_reduce(c, a46, b46, (pld_reduce_op)-1); break;
-    case 4: pld_tile_mul(c, a46, b64); break;
-    case 5: pld_tile_mul(c, i46, a46); break;
+    case 0:
+        pld_tile_reduce(c, a46, b64, PLD_SUM);
+        break;
+    case 1:
+        pld_tile_reduce(c, a46, i46, PLD_MAX);
+        break;
+    case 2:
+        pld_tile_reduce(c, a46, b46, (pld_reduce_op)4);
+        break;
+    case 3:
+        pld_tile_reduce(c, a46, b46, (pld_reduce_op)-1);
+        break;
+    case 4:
+        pld_tile_mul(c, a46, b64);
+        break;
+    case 5:
+        pld_tile_mul(c, i46, a46);
+        break;
     }
 }
 
-Test(tile, reduce_errors, .timeout = 30)
-{
+Test(tile, reduce_errors, .timeout = 30) {
     const char *api[] = {"pld_tile_reduce", "pld_tile_reduce", "pld_tile_reduce",
                          "pld_tile_reduce", "pld_tile_mul",    "pld_tile_mul"};
     pld_world *w = tu_world(NULL);

@@ -70,30 +70,28 @@ void tu_kfail(pld_ctx *c, const char *file, int line, const char *expr, const ch
 
 #define KCHECK(c, cond, ...)                                                                       \
     do {                                                                                           \
-        if (!(cond))                                                                               \
-            tu_kfail((c), __FILE__, __LINE__, #cond, __VA_ARGS__);                                 \
+        if (!(cond)) tu_kfail((c), __FILE__, __LINE__, #cond, __VA_ARGS__);                        \
     } while (0)
 
 #define KCHECK_EQ_I(c, a, b)                                                                       \
     do {                                                                                           \
         long long a_ = (long long)(a), b_ = (long long)(b);                                        \
-        if (a_ != b_)                                                                              \
-            tu_kfail((c), __FILE__, __LINE__, #a " == " #b, "%lld != %lld", a_, b_);               \
+        if (a_ != b_) tu_kfail((c), __FILE__, __LINE__, #a " == " #b, "%lld != %lld", a_, b_);     \
     } while (0)
 
 /* ---- host-side assertions ----------------------------------------------- */
 
 #define TU_ASSERT_CONTAINS(hay, needle)                                                            \
-    cr_assert(tu_contains((hay), (needle)), "expected \"%s\" in %s\n  got: \"%s\"", (needle),     \
+    cr_assert(tu_contains((hay), (needle)), "expected \"%s\" in %s\n  got: \"%s\"", (needle),      \
               #hay, (hay))
 #define TU_EXPECT_CONTAINS(hay, needle)                                                            \
-    cr_expect(tu_contains((hay), (needle)), "expected \"%s\" in %s\n  got: \"%s\"", (needle),     \
+    cr_expect(tu_contains((hay), (needle)), "expected \"%s\" in %s\n  got: \"%s\"", (needle),      \
               #hay, (hay))
 #define TU_ASSERT_STARTS(s, prefix)                                                                \
-    cr_assert(tu_starts_with((s), (prefix)), "expected %s to start with \"%s\"\n  got: \"%s\"",  \
+    cr_assert(tu_starts_with((s), (prefix)), "expected %s to start with \"%s\"\n  got: \"%s\"",    \
               #s, (prefix), (s))
 #define TU_EXPECT_STARTS(s, prefix)                                                                \
-    cr_expect(tu_starts_with((s), (prefix)), "expected %s to start with \"%s\"\n  got: \"%s\"",  \
+    cr_expect(tu_starts_with((s), (prefix)), "expected %s to start with \"%s\"\n  got: \"%s\"",    \
               #s, (prefix), (s))
 
 /* Launches and asserts PLD_OK, printing the world's error otherwise. */

@@ -6,8 +6,7 @@
 
 #include "test_util.h"
 
-static void clean_env(void)
-{
+static void clean_env(void) {
     unsetenv("PLD_UB_BYTES");
     unsetenv("PLD_IR");
     unsetenv("PLD_WAIT_TIMEOUT_MS");
@@ -23,8 +22,7 @@ typedef struct ident_out {
     int64_t ub_cap[8];
 } ident_out;
 
-static void k_ident(pld_ctx *c, void *arg)
-{
+static void k_ident(pld_ctx *c, void *arg) {
     ident_out *o = arg;
     int r = pld_rank(c);
     KCHECK(c, r >= 0 && r < 8, "rank %d out of the test's range", r);
@@ -35,16 +33,14 @@ static void k_ident(pld_ctx *c, void *arg)
     o->ub_cap[r] = (int64_t)pld_ub_capacity(c);
 }
 
-static void k_barrier(pld_ctx *c, void *arg)
-{
+static void k_barrier(pld_ctx *c, void *arg) {
     pld_dtensor *sig = arg;
     pld_barrier(c, *sig);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
 
-static void check_defaults(pld_world *w)
-{
+static void check_defaults(pld_world *w) {
     cr_assert_eq(pld_world_size(w), 2, "world size %d, expected 2", pld_world_size(w));
     cr_expect_eq(pld_device_id(w, 0), 0, "device of rank 0: %d, expected 0", pld_device_id(w, 0));
     cr_expect_eq(pld_device_id(w, 1), 1, "device of rank 1: %d, expected 1", pld_device_id(w, 1));
@@ -59,8 +55,7 @@ static void check_defaults(pld_world *w)
     cr_expect_str_eq(pld_world_error(w), "", "fresh world has error '%s'", pld_world_error(w));
 }
 
-Test(world, defaults_null_cfg, .timeout = 30)
-{
+Test(world, defaults_null_cfg, .timeout = 30) {
     clean_env();
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, NULL);
@@ -81,8 +76,7 @@ Test(world, defaults_null_cfg, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, defaults_zeroed_cfg, .timeout = 30)
-{
+Test(world, defaults_zeroed_cfg, .timeout = 30) {
     clean_env();
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -102,15 +96,10 @@ typedef struct dev_case {
     int ids[8];
 } dev_case;
 
-Test(world, device_lists, .timeout = 30)
-{
+Test(world, device_lists, .timeout = 30) {
     const dev_case cases[] = {
-        {"0,1", 2, {0, 1}},
-        {"0-3", 4, {0, 1, 2, 3}},
-        {"4,5", 2, {4, 5}},
-        {"0-1,6-7", 4, {0, 1, 6, 7}},
-        {"0,1,2,3", 4, {0, 1, 2, 3}},
-        {"3", 1, {3}},
+        {"0,1", 2, {0, 1}},           {"0-3", 4, {0, 1, 2, 3}},     {"4,5", 2, {4, 5}},
+        {"0-1,6-7", 4, {0, 1, 6, 7}}, {"0,1,2,3", 4, {0, 1, 2, 3}}, {"3", 1, {3}},
         {"7,2", 2, {7, 2}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -125,8 +114,9 @@ Test(world, device_lists, .timeout = 30)
         cr_expect_eq(pld_world_size(w), dc->n, "devices \"%s\": size %d, expected %d", dc->list,
                      pld_world_size(w), dc->n);
         for (int r = 0; r < dc->n; r++)
-            cr_expect_eq(pld_device_id(w, r), dc->ids[r], "devices \"%s\": rank %d on %d, expected %d",
-                         dc->list, r, pld_device_id(w, r), dc->ids[r]);
+            cr_expect_eq(pld_device_id(w, r), dc->ids[r],
+                         "devices \"%s\": rank %d on %d, expected %d", dc->list, r,
+                         pld_device_id(w, r), dc->ids[r]);
         cr_expect_eq(pld_device_id(w, dc->n), -1, "devices \"%s\": rank %d should not exist",
                      dc->list, dc->n);
         pld_world_finalize(w);
@@ -134,8 +124,7 @@ Test(world, device_lists, .timeout = 30)
 }
 
 /* Non-contiguous device ids reach the kernel (pld_device) unchanged. */
-Test(world, device_ids_in_kernel, .timeout = 30)
-{
+Test(world, device_ids_in_kernel, .timeout = 30) {
     pld_world *w = tu_world("0-1,6-7");
     ident_out *o = tu_host_alloc(w, sizeof *o);
     TU_LAUNCH_OK(w, k_ident, o);
@@ -152,8 +141,7 @@ Test(world, device_ids_in_kernel, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, single_rank_world, .timeout = 30)
-{
+Test(world, single_rank_world, .timeout = 30) {
     pld_world *w = tu_world("5");
     cr_assert_eq(pld_world_size(w), 1);
     ident_out *o = tu_host_alloc(w, sizeof *o);
@@ -165,8 +153,7 @@ Test(world, single_rank_world, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, bad_device_lists, .timeout = 30)
-{
+Test(world, bad_device_lists, .timeout = 30) {
     const char *bad[] = {"", "3-1", "0,0", "a", "0,,1", "0-1,1", "-1", "1-"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pld_config cfg;
@@ -181,23 +168,22 @@ Test(world, bad_device_lists, .timeout = 30)
                      "devices \"%s\": *out must be untouched on failure", bad[i]);
         cr_expect_neq(pld_last_error()[0], '\0', "devices \"%s\": pld_last_error() is empty",
                       bad[i]);
-        if (st == PLD_OK && (void *)w != (void *)&sentinel)
-            pld_world_finalize(w);
+        if (st == PLD_OK && (void *)w != (void *)&sentinel) pld_world_finalize(w);
     }
 }
 
 /* ---- platform profiles and transports ----------------------------------- */
 
-static void expect_platform(const char *name, const char *canonical)
-{
+static void expect_platform(const char *name, const char *canonical) {
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.platform = name;
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &cfg);
     cr_assert_eq(st, PLD_OK, "platform '%s': %s: %s", name, pld_status_name(st), pld_last_error());
-    cr_expect_str_eq(pld_world_platform(w), canonical, "platform '%s' resolved to '%s', expected '%s'",
-                     name, pld_world_platform(w), canonical);
+    cr_expect_str_eq(pld_world_platform(w), canonical,
+                     "platform '%s' resolved to '%s', expected '%s'", name, pld_world_platform(w),
+                     canonical);
     ident_out *o = tu_host_alloc(w, sizeof *o);
     TU_LAUNCH_OK(w, k_ident, o);
     cr_expect_eq(o->ub_cap[0], 192 * 1024, "platform '%s': UB %lld, expected 196608", name,
@@ -206,16 +192,14 @@ static void expect_platform(const char *name, const char *canonical)
     pld_world_finalize(w);
 }
 
-Test(world, platform_profiles, .timeout = 30)
-{
+Test(world, platform_profiles, .timeout = 30) {
     clean_env();
     expect_platform("a2a3sim", "a2a3sim");
     expect_platform("a5sim", "a5sim");
     expect_platform("sim", "a2a3sim");
 }
 
-Test(world, hardware_platforms_unsupported, .timeout = 30)
-{
+Test(world, hardware_platforms_unsupported, .timeout = 30) {
     const char *hw[] = {"a2a3", "a5"};
     for (int i = 0; i < 2; i++) {
         pld_config cfg;
@@ -234,15 +218,13 @@ Test(world, hardware_platforms_unsupported, .timeout = 30)
     }
 }
 
-Test(world, unknown_platform_and_transport, .timeout = 30)
-{
+Test(world, unknown_platform_and_transport, .timeout = 30) {
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.platform = "tpu9";
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &cfg);
-    cr_expect_eq(st, PLD_ERR_ARG, "platform 'tpu9': %s, expected PLD_ERR_ARG",
-                 pld_status_name(st));
+    cr_expect_eq(st, PLD_ERR_ARG, "platform 'tpu9': %s, expected PLD_ERR_ARG", pld_status_name(st));
     cr_expect_neq(pld_last_error()[0], '\0', "no message for an unknown platform");
 
     memset(&cfg, 0, sizeof cfg);
@@ -256,8 +238,7 @@ Test(world, unknown_platform_and_transport, .timeout = 30)
     cr_expect_neq(pld_last_error()[0], '\0', "no message for an unknown transport");
 }
 
-Test(world, explicit_thread_transport, .timeout = 30)
-{
+Test(world, explicit_thread_transport, .timeout = 30) {
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.transport = "thread";
@@ -272,8 +253,7 @@ Test(world, explicit_thread_transport, .timeout = 30)
 
 /* Worlds can be created and finalized repeatedly (nothing leaks into the
  * next one). */
-Test(world, repeated_init_finalize, .timeout = 30)
-{
+Test(world, repeated_init_finalize, .timeout = 30) {
     for (int i = 0; i < 20; i++) {
         pld_world *w = tu_world(i % 2 ? "0-3" : "4,5");
         pld_dtensor sig = tu_signal(w, "sig", 1);
@@ -284,26 +264,23 @@ Test(world, repeated_init_finalize, .timeout = 30)
 
 /* ---- pld_world_init_from_args ------------------------------------------- */
 
-static void free_argv(char **v, int n)
-{
+static void free_argv(char **v, int n) {
     for (int i = 0; i < n; i++)
         free(v[i]);
     free(v);
 }
 
-static void expect_args(int argc, char **argv, int want_argc, const char *const *want)
-{
+static void expect_args(int argc, char **argv, int want_argc, const char *const *want) {
     cr_expect_eq(argc, want_argc, "argc %d after parsing, expected %d", argc, want_argc);
     for (int i = 0; i < want_argc && i < argc; i++)
         cr_expect_str_eq(argv[i], want[i], "argv[%d] = '%s', expected '%s'", i, argv[i], want[i]);
     cr_expect_null(argv[argc], "argv[argc] must stay NULL");
 }
 
-Test(world, from_args_short_options, .timeout = 30)
-{
+Test(world, from_args_short_options, .timeout = 30) {
     clean_env();
-    const char *src[] = {"prog", "-p", "a5sim", "--keep", "-d", "4,5", "input.bin",
-                         "--transport", "thread", "--ir", "-x"};
+    const char *src[] = {"prog",      "-p",          "a5sim",  "--keep", "-d", "4,5",
+                         "input.bin", "--transport", "thread", "--ir",   "-x"};
     int n = (int)(sizeof src / sizeof src[0]);
     char **argv = tu_argv(n, src);
     char **orig = malloc(sizeof(char *) * (size_t)(n + 1));
@@ -327,15 +304,13 @@ Test(world, from_args_short_options, .timeout = 30)
     cr_expect(ir && ir[0] != '\0', "--ir given but pld_ir_text() is empty");
     pld_world_finalize(w);
     free_argv(orig, n);
-    if (argv != orig)
-        free(argv);
+    if (argv != orig) free(argv);
 }
 
-Test(world, from_args_long_and_equals_forms, .timeout = 30)
-{
+Test(world, from_args_long_and_equals_forms, .timeout = 30) {
     clean_env();
     const char *src[] = {"prog", "--platform=sim", "a", "--device=0-2", "--transport=thread",
-                         "b", "--verbose"};
+                         "b",    "--verbose"};
     int n = (int)(sizeof src / sizeof src[0]);
     char **argv = tu_argv(n, src);
     int argc = n;
@@ -356,8 +331,7 @@ Test(world, from_args_long_and_equals_forms, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, from_args_long_separate_values, .timeout = 30)
-{
+Test(world, from_args_long_separate_values, .timeout = 30) {
     clean_env();
     const char *src[] = {"prog", "--platform", "a5sim", "--device", "0-1,6-7", "z"};
     int n = (int)(sizeof src / sizeof src[0]);
@@ -374,8 +348,7 @@ Test(world, from_args_long_separate_values, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, from_args_nothing_to_consume, .timeout = 30)
-{
+Test(world, from_args_nothing_to_consume, .timeout = 30) {
     clean_env();
     const char *src[] = {"prog", "x", "y"};
     char **argv = tu_argv(3, src);
@@ -388,8 +361,7 @@ Test(world, from_args_nothing_to_consume, .timeout = 30)
     pld_world_finalize(w);
 }
 
-Test(world, from_args_errors, .timeout = 30)
-{
+Test(world, from_args_errors, .timeout = 30) {
     struct {
         int n;
         const char *args[4];
@@ -413,15 +385,13 @@ Test(world, from_args_errors, .timeout = 30)
                      pld_status_name(cases[i].want));
         cr_expect_null(w, "case %zu: world created on failure", i);
         cr_expect_neq(pld_last_error()[0], '\0', "case %zu: no message", i);
-        if (st == PLD_OK && w)
-            pld_world_finalize(w);
+        if (st == PLD_OK && w) pld_world_finalize(w);
     }
 }
 
 /* ---- version and name tables ------------------------------------------- */
 
-Test(names, version, .timeout = 30)
-{
+Test(names, version, .timeout = 30) {
     char buf[64];
     snprintf(buf, sizeof buf, "%d.%d.%d", PLD_VERSION_MAJOR, PLD_VERSION_MINOR, PLD_VERSION_PATCH);
     cr_expect_str_eq(PLD_VERSION_STRING, buf, "PLD_VERSION_STRING '%s' vs macros '%s'",
@@ -431,8 +401,7 @@ Test(names, version, .timeout = 30)
                      pld_version(), PLD_VERSION_STRING);
 }
 
-Test(names, status_names, .timeout = 30)
-{
+Test(names, status_names, .timeout = 30) {
     const struct {
         pld_status s;
         const char *name;
@@ -462,21 +431,21 @@ Test(names, status_names, .timeout = 30)
     cr_expect_str_eq(pld_status_name((pld_status)(PLD_ERR_SYSTEM + 1)), "PLD_ERR_UNKNOWN");
 }
 
-Test(names, dtype_names_and_sizes, .timeout = 30)
-{
+Test(names, dtype_names_and_sizes, .timeout = 30) {
     const struct {
         pld_dtype t;
         const char *name;
         size_t size;
     } t[] = {
-        {PLD_FP32, "fp32", 4},  {PLD_FP16, "fp16", 2},   {PLD_BF16, "bf16", 2},
+        {PLD_FP32, "fp32", 4},   {PLD_FP16, "fp16", 2},   {PLD_BF16, "bf16", 2},
         {PLD_INT32, "int32", 4}, {PLD_INT16, "int16", 2}, {PLD_INT8, "int8", 1},
         {PLD_UINT8, "uint8", 1}, {PLD_INT64, "int64", 8}, {PLD_FP64, "fp64", 8},
     };
     cr_expect_eq(PLD_DTYPE_COUNT, 9);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        cr_expect_str_eq(pld_dtype_name(t[i].t), t[i].name, "pld_dtype_name(%d) = '%s', expected '%s'",
-                         (int)t[i].t, pld_dtype_name(t[i].t), t[i].name);
+        cr_expect_str_eq(pld_dtype_name(t[i].t), t[i].name,
+                         "pld_dtype_name(%d) = '%s', expected '%s'", (int)t[i].t,
+                         pld_dtype_name(t[i].t), t[i].name);
         cr_expect_eq(pld_dtype_size(t[i].t), t[i].size, "pld_dtype_size(%s) = %zu, expected %zu",
                      t[i].name, pld_dtype_size(t[i].t), t[i].size);
     }
@@ -486,8 +455,7 @@ Test(names, dtype_names_and_sizes, .timeout = 30)
     cr_expect_eq(pld_dtype_size((pld_dtype)-3), 0);
 }
 
-Test(names, tensor_make_and_numel, .timeout = 30)
-{
+Test(names, tensor_make_and_numel, .timeout = 30) {
     float buf[24];
     pld_tensor t = pld_tensor_make(buf, PLD_FP32, 3, (const int64_t[]){2, 3, 4});
     cr_expect_eq(t.data, (void *)buf);
@@ -495,7 +463,8 @@ Test(names, tensor_make_and_numel, .timeout = 30)
     cr_expect_eq(t.ndim, 3);
     cr_expect(t.shape[0] == 2 && t.shape[1] == 3 && t.shape[2] == 4, "shape [%lld,%lld,%lld]",
               (long long)t.shape[0], (long long)t.shape[1], (long long)t.shape[2]);
-    cr_expect_eq(pld_tensor_numel(t), 24, "numel %lld, expected 24", (long long)pld_tensor_numel(t));
+    cr_expect_eq(pld_tensor_numel(t), 24, "numel %lld, expected 24",
+                 (long long)pld_tensor_numel(t));
     pld_tensor u = pld_tensor_make(buf, PLD_INT8, 1, (const int64_t[]){7});
     cr_expect_eq(pld_tensor_numel(u), 7, "numel %lld, expected 7", (long long)pld_tensor_numel(u));
 }

@@ -16,12 +16,11 @@ typedef struct xf_args {
     int iters;
     int after[8];
     pld_counters seen[8];
-    float *hbuf;    /* host_alloc scratch for the error cases */
+    float *hbuf; /* host_alloc scratch for the error cases */
     int32_t *ibuf;
 } xf_args;
 
-static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *shape)
-{
+static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *shape) {
     pld_xfer x;
     memset(&x, 0, sizeof x);
     x.dst_offsets = dst;
@@ -32,8 +31,7 @@ static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *sh
 
 /* ---- whole tensors -------------------------------------------------------- */
 
-static void k_whole(pld_ctx *c, void *arg)
-{
+static void k_whole(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -60,8 +58,7 @@ static void k_whole(pld_ctx *c, void *arg)
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, put_get_whole_tensor, .timeout = 30)
-{
+Test(xfer, put_get_whole_tensor, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -71,8 +68,7 @@ Test(xfer, put_get_whole_tensor, .timeout = 30)
 }
 
 /* A NULL pld_xfer means "all defaults". */
-Test(xfer, null_xfer_means_defaults, .timeout = 30)
-{
+Test(xfer, null_xfer_means_defaults, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -84,8 +80,7 @@ Test(xfer, null_xfer_means_defaults, .timeout = 30)
 
 /* ---- sub-regions ---------------------------------------------------------- */
 
-static void k_regions(pld_ctx *c, void *arg)
-{
+static void k_regions(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -113,16 +108,14 @@ static void k_regions(pld_ctx *c, void *arg)
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             int32_t want = 0;
-            if (i >= 1 && i < 3 && j < 3)
-                want = src[(1 + i - 1) * 5 + (1 + j)];
+            if (i >= 1 && i < 3 && j < 3) want = src[(1 + i - 1) * 5 + (1 + j)];
             KCHECK(c, dst[i * 4 + j] == want, "rank %d got [%d,%d] = %d, expected %d", me, i, j,
                    dst[i * 4 + j], want);
         }
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, put_get_sub_regions, .timeout = 30)
-{
+Test(xfer, put_get_sub_regions, .timeout = 30) {
     pld_world *w = tu_world("0-3");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 2, (const int64_t[]){6, 10});
@@ -132,8 +125,7 @@ Test(xfer, put_get_sub_regions, .timeout = 30)
 }
 
 /* Mixed ndim: a 1-D [16] local against rows of a [P,16] window. */
-static void k_mixed_ndim(pld_ctx *c, void *arg)
-{
+static void k_mixed_ndim(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     float src[16], dst[16];
@@ -157,8 +149,7 @@ static void k_mixed_ndim(pld_ctx *c, void *arg)
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30)
-{
+Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){3, 16});
@@ -169,15 +160,12 @@ Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30)
 
 /* ---- chunking and pipelining --------------------------------------------- */
 
-static double cval(pld_dtype dt, int r, int64_t i, int64_t j, int64_t cols)
-{
-    if (dt == PLD_FP32 || dt == PLD_INT32)
-        return (double)(r * 200000 + i * cols + j);
+static double cval(pld_dtype dt, int r, int64_t i, int64_t j, int64_t cols) {
+    if (dt == PLD_FP32 || dt == PLD_INT32) return (double)(r * 200000 + i * cols + j);
     return (double)((i * 7 + j * 3 + r * 11) % 97);
 }
 
-static void k_chunked(pld_ctx *c, void *arg)
-{
+static void k_chunked(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -218,8 +206,7 @@ static void k_chunked(pld_ctx *c, void *arg)
     pld_barrier(c, a->sig);
 }
 
-static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_t cc, int pipe)
-{
+static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_t cc, int pipe) {
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -232,22 +219,35 @@ static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_
     a->sig = tu_signal(w, "sig", 1);
     pld_status st = pld_launch(w, k_chunked, a);
     cr_assert_eq(st, PLD_OK, "%s [%lld,%lld] chunk %lldx%lld pipeline %d: %s (%s)",
-                 pld_dtype_name(dt), (long long)rows, (long long)cols, (long long)cr,
-                 (long long)cc, pipe, pld_status_name(st), pld_world_error(w));
+                 pld_dtype_name(dt), (long long)rows, (long long)cols, (long long)cr, (long long)cc,
+                 pipe, pld_status_name(st), pld_world_error(w));
     pld_world_finalize(w);
 }
 
-Test(xfer, chunk_rows_ragged_tail, .timeout = 30) { chunked(PLD_FP32, 1000, 3, 64, 0, 0); }
-Test(xfer, chunk_rows_cols_pipeline, .timeout = 30) { chunked(PLD_FP32, 1000, 3, 64, 2, 1); }
-Test(xfer, chunk_larger_than_ub, .timeout = 30) { chunked(PLD_FP32, 2000, 64, 96, 48, 0); }
-Test(xfer, chunk_larger_than_ub_pipeline, .timeout = 30) { chunked(PLD_FP32, 2000, 64, 96, 48, 1); }
-Test(xfer, chunk_fp16_pipeline, .timeout = 30) { chunked(PLD_FP16, 300, 70, 17, 9, 1); }
-Test(xfer, chunk_int8_rows_only, .timeout = 30) { chunked(PLD_INT8, 333, 5, 10, 0, 0); }
-Test(xfer, chunk_bigger_than_extent, .timeout = 30) { chunked(PLD_FP32, 1000, 3, 5000, 7, 1); }
+Test(xfer, chunk_rows_ragged_tail, .timeout = 30) {
+    chunked(PLD_FP32, 1000, 3, 64, 0, 0);
+}
+Test(xfer, chunk_rows_cols_pipeline, .timeout = 30) {
+    chunked(PLD_FP32, 1000, 3, 64, 2, 1);
+}
+Test(xfer, chunk_larger_than_ub, .timeout = 30) {
+    chunked(PLD_FP32, 2000, 64, 96, 48, 0);
+}
+Test(xfer, chunk_larger_than_ub_pipeline, .timeout = 30) {
+    chunked(PLD_FP32, 2000, 64, 96, 48, 1);
+}
+Test(xfer, chunk_fp16_pipeline, .timeout = 30) {
+    chunked(PLD_FP16, 300, 70, 17, 9, 1);
+}
+Test(xfer, chunk_int8_rows_only, .timeout = 30) {
+    chunked(PLD_INT8, 333, 5, 10, 0, 0);
+}
+Test(xfer, chunk_bigger_than_extent, .timeout = 30) {
+    chunked(PLD_FP32, 1000, 3, 5000, 7, 1);
+}
 
 /* chunks over a sub-region with offsets on both sides */
-static void k_chunked_region(pld_ctx *c, void *arg)
-{
+static void k_chunked_region(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -273,8 +273,7 @@ static void k_chunked_region(pld_ctx *c, void *arg)
         }
 }
 
-Test(xfer, chunked_sub_region, .timeout = 30)
-{
+Test(xfer, chunked_sub_region, .timeout = 30) {
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){200, 40});
@@ -285,8 +284,7 @@ Test(xfer, chunked_sub_region, .timeout = 30)
 
 /* ---- atomic add put ------------------------------------------------------ */
 
-static void k_atomic_put(pld_ctx *c, void *arg)
-{
+static void k_atomic_put(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c);
     float src[8 * 16];
@@ -311,8 +309,7 @@ static void k_atomic_put(pld_ctx *c, void *arg)
     }
 }
 
-Test(xfer, atomic_add_put, .timeout = 30)
-{
+Test(xfer, atomic_add_put, .timeout = 30) {
     pld_world *w = tu_world("0-3");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->acc = tu_window(w, "acc", PLD_FP32, 2, (const int64_t[]){8, 16});
@@ -337,8 +334,7 @@ Test(xfer, atomic_add_put, .timeout = 30)
 
 /* ---- legal self transfers ----------------------------------------------- */
 
-static void k_self_ok(pld_ctx *c, void *arg)
-{
+static void k_self_ok(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     pld_tensor loc = pld_local(c, a->data);
@@ -362,8 +358,7 @@ static void k_self_ok(pld_ctx *c, void *arg)
                (double)d[32 + k]);
 }
 
-Test(xfer, self_transfers_without_overlap, .timeout = 30)
-{
+Test(xfer, self_transfers_without_overlap, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){5, 8});
@@ -374,8 +369,7 @@ Test(xfer, self_transfers_without_overlap, .timeout = 30)
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void k_xfer_errors(pld_ctx *c, void *arg)
-{
+static void k_xfer_errors(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me == 0) {
@@ -416,10 +410,18 @@ static void k_xfer_errors(pld_ctx *c, void *arg)
         x.pipeline = 1;
         pld_get(c, l48, 0, a->data, &x);
         break;
-    case 5: pld_put(c, a->big, 0, lbig, &x); break;
-    case 6: pld_get(c, lbig, 0, a->big, &x); break;
-    case 7: pld_put(c, a->data, 0, l49, &x); break;
-    case 8: pld_put(c, a->data, 0, i48, &x); break;
+    case 5:
+        pld_put(c, a->big, 0, lbig, &x);
+        break;
+    case 6:
+        pld_get(c, lbig, 0, a->big, &x);
+        break;
+    case 7:
+        pld_put(c, a->data, 0, l49, &x);
+        break;
+    case 8:
+        pld_put(c, a->data, 0, i48, &x);
+        break;
     case 9:
         x = region(PLD_IDX(3, 0), PLD_IDX(0, 0), PLD_IDX(2, 8));
         pld_put(c, a->data, 0, l48, &x);
@@ -444,7 +446,9 @@ static void k_xfer_errors(pld_ctx *c, void *arg)
         x = region(PLD_IDX(1, 2), PLD_IDX(1, 2), PLD_IDX(2, 3));
         pld_put(c, a->data, me, loc, &x);
         break;
-    case 15: pld_put(c, a->data, P, l48, &x); break;
+    case 15:
+        pld_put(c, a->data, P, l48, &x);
+        break;
     case 16:
         x.atomic = (pld_atomic)5;
         pld_put(c, a->data, 0, l48, &x);
@@ -457,8 +461,12 @@ static void k_xfer_errors(pld_ctx *c, void *arg)
         x = region(PLD_IDX(0), PLD_IDX(0, 0), PLD_IDX(1, 8));
         pld_put(c, a->data, 0, l48, &x);
         break;
-    case 19: pld_get(c, l49, 0, a->data, &x); break;
-    case 20: pld_get(c, i48, 0, a->data, &x); break;
+    case 19:
+        pld_get(c, l49, 0, a->data, &x);
+        break;
+    case 20:
+        pld_get(c, i48, 0, a->data, &x);
+        break;
     case 21:
         x.chunk_cols = 4;
         x.pipeline = 1;
@@ -468,36 +476,35 @@ static void k_xfer_errors(pld_ctx *c, void *arg)
     a->after[1] = 1;
 }
 
-Test(xfer, errors, .timeout = 60)
-{
+Test(xfer, errors, .timeout = 60) {
     const struct {
         pld_status st;
         const char *api;
         const char *needle; /* must appear in the message */
         const char *needle2;
     } cases[] = {
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 0 only dst_offsets */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 1 no shape */
-        {PLD_ERR_ARG, "pld_get", NULL, NULL},             /* 2 only shape */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 3 pipeline, rows only */
-        {PLD_ERR_ARG, "pld_get", NULL, NULL},             /* 4 pipeline, no chunks */
-        {PLD_ERR_NOMEM, "pld_put", "chunk_rows", NULL},   /* 5 256 KiB unchunked */
-        {PLD_ERR_NOMEM, "pld_get", "chunk_rows", NULL},   /* 6 */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 7 shape [4,9] vs [4,8] */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 8 int32 vs fp32 */
-        {PLD_ERR_BOUNDS, "pld_put", "'data'", "[4,8]"},   /* 9 dst region */
-        {PLD_ERR_BOUNDS, "pld_put", NULL, NULL},          /* 10 src region */
-        {PLD_ERR_BOUNDS, "pld_get", "'data'", "[4,8]"},   /* 11 src window region */
-        {PLD_ERR_ALIAS, "pld_put", NULL, NULL},           /* 12 overlapping self put */
-        {PLD_ERR_ALIAS, "pld_get", NULL, NULL},           /* 13 overlapping self get */
-        {PLD_ERR_ALIAS, "pld_put", NULL, NULL},           /* 14 identical region */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 15 peer == P */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 16 bad atomic */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 17 leading extent 2 vs 1-D */
-        {PLD_ERR_ARG, "pld_put", NULL, NULL},             /* 18 offsets count */
-        {PLD_ERR_ARG, "pld_get", NULL, NULL},             /* 19 shape mismatch */
-        {PLD_ERR_ARG, "pld_get", NULL, NULL},             /* 20 dtype mismatch */
-        {PLD_ERR_ARG, "pld_get", NULL, NULL},             /* 21 pipeline, cols only */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 0 only dst_offsets */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 1 no shape */
+        {PLD_ERR_ARG, "pld_get", NULL, NULL},           /* 2 only shape */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 3 pipeline, rows only */
+        {PLD_ERR_ARG, "pld_get", NULL, NULL},           /* 4 pipeline, no chunks */
+        {PLD_ERR_NOMEM, "pld_put", "chunk_rows", NULL}, /* 5 256 KiB unchunked */
+        {PLD_ERR_NOMEM, "pld_get", "chunk_rows", NULL}, /* 6 */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 7 shape [4,9] vs [4,8] */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 8 int32 vs fp32 */
+        {PLD_ERR_BOUNDS, "pld_put", "'data'", "[4,8]"}, /* 9 dst region */
+        {PLD_ERR_BOUNDS, "pld_put", NULL, NULL},        /* 10 src region */
+        {PLD_ERR_BOUNDS, "pld_get", "'data'", "[4,8]"}, /* 11 src window region */
+        {PLD_ERR_ALIAS, "pld_put", NULL, NULL},         /* 12 overlapping self put */
+        {PLD_ERR_ALIAS, "pld_get", NULL, NULL},         /* 13 overlapping self get */
+        {PLD_ERR_ALIAS, "pld_put", NULL, NULL},         /* 14 identical region */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 15 peer == P */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 16 bad atomic */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 17 leading extent 2 vs 1-D */
+        {PLD_ERR_ARG, "pld_put", NULL, NULL},           /* 18 offsets count */
+        {PLD_ERR_ARG, "pld_get", NULL, NULL},           /* 19 shape mismatch */
+        {PLD_ERR_ARG, "pld_get", NULL, NULL},           /* 20 dtype mismatch */
+        {PLD_ERR_ARG, "pld_get", NULL, NULL},           /* 21 pipeline, cols only */
     };
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
@@ -517,17 +524,14 @@ Test(xfer, errors, .timeout = 60)
         char prefix[64];
         snprintf(prefix, sizeof prefix, "rank 1 (device 1): %s: ", cases[i].api);
         TU_EXPECT_STARTS(msg, prefix);
-        if (cases[i].needle)
-            TU_EXPECT_CONTAINS(msg, cases[i].needle);
-        if (cases[i].needle2)
-            TU_EXPECT_CONTAINS(msg, cases[i].needle2);
-        cr_expect_eq(a->after[0] + a->after[1], 0, "case %d: a kernel went on after the abort",
-                     i);
+        if (cases[i].needle) TU_EXPECT_CONTAINS(msg, cases[i].needle);
+        if (cases[i].needle2) TU_EXPECT_CONTAINS(msg, cases[i].needle2);
+        cr_expect_eq(a->after[0] + a->after[1], 0, "case %d: a kernel went on after the abort", i);
         for (int r = 0; r < 2; r++) {
             const float *d = tu_view(w, a->data, r).data;
             for (int k = 0; k < 32; k++)
-                cr_assert_eq(d[k], 0.0f, "case %d: rank %d data[%d] = %g after a failed call", i,
-                             r, k, (double)d[k]);
+                cr_assert_eq(d[k], 0.0f, "case %d: rank %d data[%d] = %g after a failed call", i, r,
+                             k, (double)d[k]);
         }
     }
     pld_world_finalize(w);
@@ -535,8 +539,7 @@ Test(xfer, errors, .timeout = 60)
 
 /* ---- counters ------------------------------------------------------------- */
 
-static void k_counters(pld_ctx *c, void *arg)
-{
+static void k_counters(pld_ctx *c, void *arg) {
     xf_args *a = arg;
     int me = pld_rank(c), peer = 1 - me;
     float l48[32] = {0}, l28[16] = {0}, l18[8], l103[30] = {0}, l13[3];
@@ -549,8 +552,7 @@ static void k_counters(pld_ctx *c, void *arg)
     pld_tile *t14 = pld_tile_create(c, PLD_FP32, 1, 4);
     pld_remote_store(c, t14, a->other, peer, PLD_IDX(0, 0), PLD_ATOMIC_NONE);
     /* 4./5. one notify, one wait (rank 1 makes rank 0 wait >= 50 ms) */
-    if (me == 1)
-        tu_sleep_ms(60);
+    if (me == 1) tu_sleep_ms(60);
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
     pld_wait(c, a->sig, PLD_IDX(peer, 0), 1, PLD_WAIT_GE);
     /* 6. get [1,8] from the peer: 32 bytes in */
@@ -581,14 +583,12 @@ static void k_counters(pld_ctx *c, void *arg)
     a->seen[me] = pld_ctx_counters(c);
 }
 
-static void k_nothing(pld_ctx *c, void *arg)
-{
+static void k_nothing(pld_ctx *c, void *arg) {
     (void)c;
     (void)arg;
 }
 
-Test(xfer, counters_exact, .timeout = 30)
-{
+Test(xfer, counters_exact, .timeout = 30) {
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -610,14 +610,12 @@ Test(xfer, counters_exact, .timeout = 30)
                      (unsigned long long)k.bytes_self);
         cr_expect_eq(k.notifies, 2, "rank %d notifies %llu, expected 2", r,
                      (unsigned long long)k.notifies);
-        cr_expect_eq(k.waits, 2, "rank %d waits %llu, expected 2", r,
-                     (unsigned long long)k.waits);
+        cr_expect_eq(k.waits, 2, "rank %d waits %llu, expected 2", r, (unsigned long long)k.waits);
         /* the kernel-side view at the end equals the host-side one */
-        cr_expect_eq(in->bytes_to_peers, k.bytes_to_peers, "rank %d in-kernel to_peers %llu",
-                     r, (unsigned long long)in->bytes_to_peers);
-        cr_expect_eq(in->bytes_from_peers, k.bytes_from_peers,
-                     "rank %d in-kernel from_peers %llu", r,
-                     (unsigned long long)in->bytes_from_peers);
+        cr_expect_eq(in->bytes_to_peers, k.bytes_to_peers, "rank %d in-kernel to_peers %llu", r,
+                     (unsigned long long)in->bytes_to_peers);
+        cr_expect_eq(in->bytes_from_peers, k.bytes_from_peers, "rank %d in-kernel from_peers %llu",
+                     r, (unsigned long long)in->bytes_from_peers);
         cr_expect_eq(in->bytes_self, k.bytes_self, "rank %d in-kernel self %llu", r,
                      (unsigned long long)in->bytes_self);
         cr_expect_eq(in->notifies, k.notifies);
