@@ -144,6 +144,7 @@ struct pld_world {
     int *device_ids;
     pld__profile profile;
     int wait_timeout_ms;
+    int spin;                    /* spin iterations before a wait sleeps */
     unsigned check;
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */

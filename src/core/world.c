@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/devices.h"
 #include "core/internal.h"
@@ -96,6 +97,12 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
                             cfg->check & ~(PLD_CHECK_SIGNALS | PLD_CHECK_RACE));
         goto err_devices;
     }
+    /* Spin before sleeping only when every rank has a core: oversubscribed,
+     * the rank we wait for needs our core, so sleep soon. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    w->spin = (int)pld__env_long("PLD_SPIN", w->nranks <= (ncpu > 0 ? ncpu : 1) ? 2000 : 50);
+    if (w->spin < 0)
+        w->spin = 0;
     w->check = cfg->check | pld__env_check_bits();
     w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
     atomic_init(&w->ir_on, w->ir_print);

@@ -142,9 +142,8 @@ void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op
         pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_reduce_op (Sum, Max, Min, Prod)",
                     (int)op);
     size_t n = (size_t)(acc->rows * acc->cols);
-    if (acc == x) { /* x aliases acc: reduce against a copy */
+    if (acc == x)
         pld__kraise(c, PLD_ERR_ALIAS, api, "acc and x are the same tile t%d", acc->id);
-    }
     pld__reduce_buf(acc->data, x->data, n, acc->dtype, op);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.reduce t%d %s= t%d", acc->id, names[op], x->id);

@@ -8,7 +8,6 @@
  * Both sides use seq_cst, so either the waiter sees the new cell value or the
  * notifier sees the sleeper. */
 #include <errno.h>
-#include <unistd.h>
 
 #include "transport/shm/shm.h"
 
@@ -22,23 +21,6 @@ static inline void cpu_relax(void)
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
 #endif
-}
-
-static int spin_budget(const pld_world *w)
-{
-    static _Atomic long ncpu = 0;
-    long n = atomic_load_explicit(&ncpu, memory_order_relaxed);
-    if (n == 0) {
-        n = sysconf(_SC_NPROCESSORS_ONLN);
-        if (n < 1)
-            n = 1;
-        atomic_store_explicit(&ncpu, n, memory_order_relaxed);
-    }
-    long env = pld__env_long("PLD_SPIN", -1);
-    if (env >= 0)
-        return (int)env;
-    /* Oversubscribed: the rank we wait for needs our core, so sleep soon. */
-    return w->nranks <= n ? 2000 : 50;
 }
 
 static inline void wake_rank(pld__rank_shared *rs, int shared)
@@ -85,7 +67,7 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
     pld__world_shared *sh = c->sh;
     pld__rank_shared *rs = c->rs;
     _Atomic int32_t *cell = (_Atomic int32_t *)(pld__shm_peer(wd->buf, c->rank) + wd->off);
-    int spins = spin_budget(c->w);
+    int spins = c->w->spin;
     uint64_t deadline = pld__now_ns() + (uint64_t)c->w->wait_timeout_ms * 1000000u;
 
     for (int i = 0; i < spins; i++) {
