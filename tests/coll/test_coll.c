@@ -310,3 +310,137 @@ Test(coll_errors, reduce_scatter_max) { expect_bad(1, PLD_ERR_UNSUPPORTED, "Sum 
 Test(coll_errors, ring_signal_too_small) { expect_bad(2, PLD_ERR_ARG, "[6,4]"); }
 Test(coll_errors, allgather_local_size) { expect_bad(3, PLD_ERR_ARG, "63 elements"); }
 Test(coll_errors, broadcast_root) { expect_bad(4, PLD_ERR_ARG, "root 4"); }
+
+/* ---- allreduce: every op on every dtype, mesh and ring -------------------- */
+
+typedef struct typed {
+    pld_dtensor data, sig, ring;
+    pld_dtype dtype;
+    pld_reduce_op op;
+    pld_allreduce_mode mode;
+    int64_t n;
+} typed;
+
+/* fp32 <-> 16-bit patterns for test values: small integers are exact. */
+static uint16_t to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)(u >> 16);
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static uint16_t to_fp16(float f) /* exact for small integers only */
+{
+    if (f == 0)
+        return 0;
+    uint16_t sign = f < 0 ? 0x8000 : 0;
+    float a = f < 0 ? -f : f;
+    int e = 0;
+    while (a >= 2) {
+        a /= 2;
+        e++;
+    }
+    return (uint16_t)(sign | (uint16_t)((e + 15) << 10) | (uint16_t)((a - 1) * 1024));
+}
+
+static float from_fp16(uint16_t h)
+{
+    if ((h & 0x7fff) == 0)
+        return 0;
+    float m = 1 + (float)(h & 0x3ff) / 1024;
+    int e = ((h >> 10) & 0x1f) - 15;
+    while (e-- > 0)
+        m *= 2;
+    return h & 0x8000 ? -m : m;
+}
+
+static float typed_val(int r, int64_t i, pld_reduce_op op)
+{
+    /* products stay small: values in {1, 2, -1} */
+    if (op == PLD_PROD)
+        return (float)((r + i) % 3 == 0 ? 2 : ((r + i) % 3 == 1 ? 1 : -1));
+    return (float)val(r, i);
+}
+
+static void put_typed(void *base, pld_dtype t, int64_t i, float v)
+{
+    switch (t) {
+    case PLD_FP32: ((float *)base)[i] = v; break;
+    case PLD_INT32: ((int32_t *)base)[i] = (int32_t)v; break;
+    case PLD_BF16: ((uint16_t *)base)[i] = to_bf16(v); break;
+    default: ((uint16_t *)base)[i] = to_fp16(v); break;
+    }
+}
+
+static float get_typed(const void *base, pld_dtype t, int64_t i)
+{
+    switch (t) {
+    case PLD_FP32: return ((const float *)base)[i];
+    case PLD_INT32: return (float)((const int32_t *)base)[i];
+    case PLD_BF16: return from_bf16(((const uint16_t *)base)[i]);
+    default: return from_fp16(((const uint16_t *)base)[i]);
+    }
+}
+
+static void typed_kernel(pld_ctx *c, void *arg)
+{
+    typed *t = arg;
+    int me = pld_rank(c), p = pld_nranks(c);
+    void *d = pld_local(c, t->data).data;
+    for (int64_t i = 0; i < t->n; i++)
+        put_typed(d, t->dtype, i, typed_val(me, i, t->op));
+    pld_allreduce(c, t->data, t->mode == PLD_RING ? t->ring : t->sig, t->op, t->mode);
+    for (int64_t i = 0; i < t->n; i++) {
+        float e = typed_val(0, i, t->op);
+        for (int r = 1; r < p; r++) {
+            float x = typed_val(r, i, t->op);
+            switch (t->op) {
+            case PLD_SUM: e += x; break;
+            case PLD_MAX: e = x > e ? x : e; break;
+            case PLD_MIN: e = x < e ? x : e; break;
+            case PLD_PROD: e *= x; break;
+            }
+        }
+        float got = get_typed(d, t->dtype, i);
+        if (got != e)
+            pld_fail(c, "%s op %d mode %d index %lld: got %g want %g", pld_dtype_name(t->dtype),
+                     (int)t->op, (int)t->mode, (long long)i, got, e);
+    }
+}
+
+Test(allreduce, every_op_dtype_mode_p3, .timeout = 120)
+{
+    static const pld_dtype dtypes[] = {PLD_FP32, PLD_FP16, PLD_BF16, PLD_INT32};
+    pld_world *w;
+    pld_config cfg = {.devices = "0-2"};
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK);
+    int p = 3;
+    int64_t n = 1001;
+    pld_window_buffer *sb, *db;
+    typed t = {.n = n};
+    cr_assert_eq(pld_alloc_window_buffer(w, sizeof(int32_t) * 4 * 3, "sig", &sb), PLD_OK);
+    cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(p, 1), &t.sig), PLD_OK);
+    cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(2 * (p - 1), p), &t.ring), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(w, sizeof(float) * (size_t)n, "data", &db), PLD_OK);
+    for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+        for (int op = PLD_SUM; op <= PLD_PROD; op++) {
+            for (int mode = PLD_MESH; mode <= PLD_RING; mode++) {
+                t.dtype = dtypes[k];
+                t.op = (pld_reduce_op)op;
+                t.mode = (pld_allreduce_mode)mode;
+                cr_assert_eq(pld_window(db, t.dtype, 1, PLD_IDX(n), &t.data), PLD_OK);
+                pld_status st = pld_launch(w, typed_kernel, &t);
+                cr_assert_eq(st, PLD_OK, "%s: %s", pld_status_name(st), pld_world_error(w));
+            }
+        }
+    }
+    pld_world_finalize(w);
+}
