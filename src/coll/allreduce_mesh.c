@@ -15,20 +15,14 @@ void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     pld_dtensor f = pld__dtensor_flat(data);
     int64_t n = f.shape[1];
     pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
-    int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(data.dtype), 2);
-    int64_t w = n < ch ? n : ch;
     int32_t round = 1;
+    pld__stage st;
     /* step 1: ready barrier */
     pld__credit_barrier(c, signal, 0, round);
-    pld_tile *acc = pld_tile_create(c, data.dtype, 1, w), *tmp = pld_tile_create(c, data.dtype, 1, w);
-    for (int64_t c0 = 0; c0 < n; c0 += w) {
-        if (n - c0 < w) { /* ragged tail */
-            w = n - c0;
-            pld_tile_free(c, acc);
-            pld_tile_free(c, tmp);
-            acc = pld_tile_create(c, data.dtype, 1, w);
-            tmp = pld_tile_create(c, data.dtype, 1, w);
-        }
+    pld__stage_begin(c, api, &st, data.dtype, n, 2);
+    for (int64_t c0 = 0; c0 < n; c0 += st.width) {
+        pld__stage_fit(c, &st, n - c0);
+        pld_tile *acc = st.t[0], *tmp = st.t[1];
         int64_t at[2] = {0, c0};
         /* step 2: pull and accumulate chunk k from every peer */
         pld_load(c, acc, mine, at);
@@ -41,7 +35,6 @@ void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
         pld__credit_barrier(c, signal, 0, ++round);
         pld_store(c, acc, mine, at);
     }
-    pld_tile_free(c, acc);
-    pld_tile_free(c, tmp);
+    pld__stage_end(c, &st);
     pld__credit_epilogue(c, signal, 0, round);
 }

@@ -41,18 +41,11 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
 {
     if (e1 <= e0)
         return;
-    int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(f.dtype), 2);
-    int64_t w = e1 - e0 < ch ? e1 - e0 : ch;
-    pld_tile *tmp = pld_tile_create(c, f.dtype, 1, w);
-    pld_tile *acc = reduce ? pld_tile_create(c, f.dtype, 1, w) : NULL;
-    for (int64_t c0 = e0; c0 < e1; c0 += w) {
-        if (e1 - c0 < w) { /* ragged tail */
-            w = e1 - c0;
-            pld_tile_free(c, tmp);
-            pld_tile_free(c, acc);
-            tmp = pld_tile_create(c, f.dtype, 1, w);
-            acc = reduce ? pld_tile_create(c, f.dtype, 1, w) : NULL;
-        }
+    pld__stage st;
+    pld__stage_begin(c, api, &st, f.dtype, e1 - e0, reduce ? 2 : 1);
+    for (int64_t c0 = e0; c0 < e1; c0 += st.width) {
+        pld__stage_fit(c, &st, e1 - c0);
+        pld_tile *tmp = st.t[0], *acc = st.t[1];
         int64_t at[2] = {0, c0};
         pld_remote_load(c, tmp, f, peer, at);
         if (reduce) {
@@ -63,8 +56,7 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
             pld_store(c, tmp, mine, at);
         }
     }
-    pld_tile_free(c, tmp);
-    pld_tile_free(c, acc);
+    pld__stage_end(c, &st);
 }
 
 void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,

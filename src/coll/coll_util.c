@@ -132,3 +132,32 @@ pld_dtensor pld__dtensor_2d(pld_dtensor t, int64_t rows, int64_t cols)
     v.shape[2] = v.shape[3] = 0;
     return v;
 }
+
+void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype,
+                      int64_t total, int ntiles)
+{
+    int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(dtype), ntiles);
+    st->ntiles = ntiles;
+    st->dtype = dtype;
+    st->width = total < ch ? total : ch;
+    for (int i = 0; i < 2; i++)
+        st->t[i] = i < ntiles ? pld_tile_create(c, dtype, 1, st->width) : NULL;
+}
+
+int64_t pld__stage_fit(pld_ctx *c, pld__stage *st, int64_t left)
+{
+    if (left < st->width) {
+        st->width = left;
+        for (int i = 0; i < st->ntiles; i++) {
+            pld_tile_free(c, st->t[i]);
+            st->t[i] = pld_tile_create(c, st->dtype, 1, left);
+        }
+    }
+    return st->width;
+}
+
+void pld__stage_end(pld_ctx *c, pld__stage *st)
+{
+    for (int i = 0; i < st->ntiles; i++)
+        pld_tile_free(c, st->t[i]);
+}

@@ -35,6 +35,22 @@ void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst
 pld_tensor pld__tensor_2d(pld_tensor t, int64_t rows, int64_t cols);
 pld_dtensor pld__dtensor_2d(pld_dtensor t, int64_t rows, int64_t cols);
 
+/* Staging tiles for walking a row of `total` elements in UB-sized chunks:
+ * `ntiles` tiles [1, width]; the last chunk gets exact-width tiles, so a
+ * ragged tail is neither read nor written past its end. */
+typedef struct pld__stage {
+    pld_tile *t[2];
+    int ntiles;
+    int64_t width;
+    pld_dtype dtype;
+} pld__stage;
+void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype,
+                      int64_t total, int ntiles);
+/* Width of the chunk starting `left` elements before the end (re-sizes the
+ * tiles for the tail). */
+int64_t pld__stage_fit(pld_ctx *c, pld__stage *st, int64_t left);
+void pld__stage_end(pld_ctx *c, pld__stage *st);
+
 /* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);

@@ -14,19 +14,12 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
                                 pld_reduce_op op)
 {
     int64_t cols = d2.shape[1];
-    size_t esz = pld_dtype_size(d2.dtype);
     pld_tensor mine = pld__tensor_2d(pld_local(c, d2), d2.shape[0], cols);
-    int64_t ch = pld__coll_chunk_elems(c, api, esz, 2);
-    int64_t w = cols < ch ? cols : ch;
-    pld_tile *acc = pld_tile_create(c, d2.dtype, 1, w), *tmp = pld_tile_create(c, d2.dtype, 1, w);
-    for (int64_t c0 = 0; c0 < cols; c0 += w) {
-        if (cols - c0 < w) { /* ragged tail: exact-width tiles, never past the end */
-            w = cols - c0;
-            pld_tile_free(c, acc);
-            pld_tile_free(c, tmp);
-            acc = pld_tile_create(c, d2.dtype, 1, w);
-            tmp = pld_tile_create(c, d2.dtype, 1, w);
-        }
+    pld__stage st;
+    pld__stage_begin(c, api, &st, d2.dtype, cols, 2);
+    for (int64_t c0 = 0; c0 < cols; c0 += st.width) {
+        pld__stage_fit(c, &st, cols - c0);
+        pld_tile *acc = st.t[0], *tmp = st.t[1];
         int64_t at[2] = {row, c0};
         pld_load(c, acc, mine, at);
         for (int i = 1; i < c->nranks; i++) {
@@ -36,8 +29,7 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
         }
         pld_store(c, acc, mine, at);
     }
-    pld_tile_free(c, acc);
-    pld_tile_free(c, tmp);
+    pld__stage_end(c, &st);
 }
 
 void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op)
