@@ -145,7 +145,7 @@ void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned 
         memcpy(dst + a, src + b, n);
 }
 
-static void check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t)
+void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t)
 {
     if (pld_dtype_size(t.dtype) == 0)
         pld__kraise(c, PLD_ERR_ARG, api, "%s tensor has invalid dtype %d", what, (int)t.dtype);
@@ -160,11 +160,6 @@ static void check_tensor(pld_ctx *c, const char *api, const char *what, pld_tens
                         (long long)t.shape[i]);
 }
 
-void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t)
-{
-    check_tensor(c, api, what, t);
-}
-
 void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
 {
     static const char api[] = "pld_load";
@@ -173,7 +168,7 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
     pld__check_live(c);
     if (!dst)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
-    check_tensor(c, api, "src", src);
+    pld__check_tensor(c, api, "src", src);
     pld__tile_region_in(c, api, "src", dst, "tensor", src.ndim, src.shape, src.dtype, offsets,
                         &sr);
     pld__region_of_tile(dst, &tr);
@@ -192,7 +187,7 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
     pld__check_live(c);
     if (!src)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
-    check_tensor(c, api, "dst", dst);
+    pld__check_tensor(c, api, "dst", dst);
     pld__tile_region_in(c, api, "dst", src, "tensor", dst.ndim, dst.shape, dst.dtype, offsets,
                         &dr);
     pld__region_of_tile(src, &tr);
