@@ -45,10 +45,4 @@ int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_red
 /* atomic must be None/Add, and Add needs an additive dtype. */
 void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype);
 
-/* "'sig'" style label of a window for messages and listings. */
-static inline const char *pld__wname(const pld_dtensor *t)
-{
-    return t->buf->name;
-}
-
 #endif
