@@ -38,7 +38,7 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, p, s);
     pld_tensor in2 = pld__tensor_2d(input, p, s);
     /* step 1: push the chunk for d into row `me` of d's target */
@@ -49,5 +49,5 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     /* step 2: completion barrier; the caller reads the rows */
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

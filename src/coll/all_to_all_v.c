@@ -62,7 +62,7 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
         if (counts[d] < 0)
             pld__kraise(c, PLD_ERR_DATA, api, "send_counts[%d] = %d is negative", d,
                         (int)counts[d]);
-    pld__coll_enter(c, api, "%s, %s, M=%lld", target.buf->name, signal.buf->name, (long long)m);
+    pld__coll_enter(c, api, signal, "%s, %s, M=%lld", target.buf->name, signal.buf->name, (long long)m);
     /* step 1: push the M-row block and publish the clamped count */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;
@@ -74,5 +74,5 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
     /* step 2: completion barrier; the caller reads recv_counts and the rows */
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

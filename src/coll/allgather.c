@@ -44,7 +44,7 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
     /* step 1: push my row to every rank, starting with my right neighbour */
@@ -55,7 +55,7 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     /* step 2: completion barrier, then the self-clearing epilogue */
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }
 
 void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
@@ -67,7 +67,7 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
     /* my row is already staged in place: push it to the others only */
@@ -77,5 +77,5 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     }
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

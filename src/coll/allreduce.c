@@ -17,11 +17,11 @@ void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_
                     data.buf->name);
     if (mode == PLD_MESH) {
         pld__coll_check_signal(c, api, signal, 1);
-        pld__coll_enter(c, api, "%s, %s, %s, mesh", data.buf->name, signal.buf->name, ops[op]);
+        pld__coll_enter(c, api, signal, "%s, %s, %s, mesh", data.buf->name, signal.buf->name, ops[op]);
         pld__allreduce_mesh(c, api, data, signal, op);
     } else {
-        pld__coll_enter(c, api, "%s, %s, %s, ring", data.buf->name, signal.buf->name, ops[op]);
+        pld__coll_enter(c, api, signal, "%s, %s, %s, ring", data.buf->name, signal.buf->name, ops[op]);
         pld__allreduce_ring(c, api, data, signal, op);
     }
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

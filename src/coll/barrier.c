@@ -3,19 +3,17 @@
  * Cost card: 0 payload bytes; P-1 notifies out, P-1 waits, P-1 epilogue
  * notifies to self; 1 round.
  * Signal: INT32 [P,1] or [P], all-zero before and after the call. */
-#include "coll/credit.h"
+#include "coll/coll_util.h"
 
 void pld_barrier(pld_ctx *c, pld_dtensor signal)
 {
     static const char api[] = "pld_barrier";
     pld__check_live(c);
     pld__coll_check_signal(c, api, signal, 1);
-    if (c->ir)
-        pld__ir_emit(c->ir, c->depth, "call pld_barrier(%s)", signal.buf->name);
-    pld__scope_push(c, api);
+    pld__coll_enter(c, api, signal, "%s", signal.buf->name);
     /* step 1: arrive at every peer, wait for every peer's arrival */
     pld__credit_barrier(c, signal, 0, 1);
     /* step 2: take this call's credits back out (self-clearing) */
     pld__credit_epilogue(c, signal, 0, 1);
-    pld__scope_pop(c);
+    pld__coll_leave(c, signal);
 }

@@ -20,7 +20,7 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    pld__coll_enter(c, api, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
+    pld__coll_enter(c, api, signal, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
     int64_t n = pld__dtensor_numel(data);
     /* step 1: the root's data is staged */
     pld__credit_barrier(c, signal, 0, 1);
@@ -33,5 +33,5 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     /* step 3: every pull is done; then take the 2 credits back */
     pld__credit_barrier(c, signal, 0, 2);
     pld__credit_epilogue(c, signal, 0, 2);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

@@ -50,7 +50,7 @@ pld_dtensor pld__dtensor_flat(pld_dtensor t)
     return f;
 }
 
-void pld__coll_enter(pld_ctx *c, const char *api, const char *fmt, ...)
+void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const char *fmt, ...)
 {
     if (c->ir) {
         char args[256];
@@ -61,10 +61,14 @@ void pld__coll_enter(pld_ctx *c, const char *api, const char *fmt, ...)
         pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
     }
     pld__scope_push(c, api);
+    if (c->w->check & PLD_CHECK_SIGNALS)
+        pld__signal_check(c, signal, 0);
 }
 
-void pld__coll_leave(pld_ctx *c)
+void pld__coll_leave(pld_ctx *c, pld_dtensor signal)
 {
+    if (c->w->check & PLD_CHECK_SIGNALS)
+        pld__signal_check(c, signal, 1);
     pld__scope_pop(c);
 }
 

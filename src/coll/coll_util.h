@@ -15,9 +15,11 @@ int pld__tensor_in_window(pld_ctx *c, pld_tensor t, const pld_window_buffer *buf
 pld_dtensor pld__dtensor_flat(pld_dtensor t);
 int64_t pld__dtensor_numel(pld_dtensor t);
 
-/* Listing line for a builtin call, and scope enter/leave. */
-void pld__coll_enter(pld_ctx *c, const char *api, const char *fmt, ...) PLD__PRINTF(3, 4);
-void pld__coll_leave(pld_ctx *c);
+/* Enter/leave a builtin: the listing line, the scope for messages, and in
+ * checked mode (PLD_CHECK_SIGNALS) the all-zero check of its signal. */
+void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const char *fmt, ...)
+    PLD__PRINTF(4, 5);
+void pld__coll_leave(pld_ctx *c, pld_dtensor signal);
 
 /* Checks a reduce op and the dtype it applies to. */
 void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op);

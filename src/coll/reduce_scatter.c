@@ -50,7 +50,7 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    pld__coll_enter(c, api, "%s, %s, sum", data.buf->name, signal.buf->name);
+    pld__coll_enter(c, api, signal, "%s, %s, sum", data.buf->name, signal.buf->name);
     pld_dtensor d2 = pld__dtensor_2d(data, c->nranks, pld__dtensor_numel(data) / c->nranks);
     /* step 1: every rank staged its rows */
     pld__credit_barrier(c, signal, 0, 1);
@@ -59,5 +59,5 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
     /* step 3: every peer finished reading my rows */
     pld__credit_barrier(c, signal, 0, 2);
     pld__credit_epilogue(c, signal, 0, 2);
-    pld__coll_leave(c);
+    pld__coll_leave(c, signal);
 }

@@ -151,6 +151,7 @@ struct pld_world {
     char *trace_path;
 
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
+    pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */
     pld__world_shared *sh;       /* control block every rank reaches */
     size_t sh_bytes;
 
@@ -242,6 +243,10 @@ static inline int pld__wait_satisfied(int32_t v, int32_t expected, pld_wait_cmp 
 int pld__deadlock_check(pld_world *w);
 /* One line describing rank r's blocked wait (for reports). */
 void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t n);
+
+/* PLD_CHECK_SIGNALS (src/check/signal_check.c): verifies this rank's slice
+ * of a builtin's signal is all-zero (on entry, or after the call). */
+void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after);
 
 /* Monotonic clock in nanoseconds. */
 uint64_t pld__now_ns(void);

@@ -135,6 +135,10 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
         memset(&sh->rank[r].counters, 0, sizeof sh->rank[r].counters);
         atomic_store(&sh->rank[r].state, PLD__RS_IDLE);
     }
+    /* The checker's own signal may hold credits of an aborted launch; no
+     * rank runs now, so it can simply be cleared. */
+    if (w->check_signal.buf)
+        pld_window_buffer_reset(w, w->check_signal.buf);
     w->errmsg[0] = '\0';
     w->kernel = kernel;
     w->kernel_arg = arg;

@@ -121,6 +121,18 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
         goto err_ir;
     }
+    if (w->check & PLD_CHECK_SIGNALS) {
+        pld_window_buffer *cb;
+        int64_t shape[2] = {w->nranks, 1};
+        st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)w->nranks, "pld.check", &cb);
+        if (st == PLD_OK)
+            st = pld_window(cb, PLD_INT32, 2, shape, &w->check_signal);
+        if (st != PLD_OK) {
+            pld__init_fail(st, "pld_world_init: checker signal: %s", w->errmsg);
+            pld_world_finalize(w);
+            return st;
+        }
+    }
     PLD__LOG(PLD__LOG_INFO, -1, "world: %d ranks, platform %s, transport %s", w->nranks,
              w->profile.name, w->tp->name);
     *out = w;
