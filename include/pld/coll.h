@@ -45,6 +45,13 @@ typedef enum pld_allreduce_mode { PLD_MESH = 0, PLD_RING = 1 } pld_allreduce_mod
 void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                    pld_allreduce_mode mode);
 
+/* Allreduce on core_num cores per rank (1 <= core_num <= the profile's AIV
+ * cores): 256-element tiles dealt block-cyclically to the cores, core b
+ * synchronising on lane b of a signal [P, S >= core_num]. PLD_MESH only for
+ * core_num > 1. core_num = 1 is pld_allreduce. */
+void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                         pld_allreduce_mode mode, int core_num);
+
 /* All-to-all (push): input [P,S] (row d = chunk for rank d, a plain tensor
  * separate from target), target [P,S]: row s of target = the chunk rank s
  * made for this rank. The caller reads the rows. */
@@ -66,7 +73,7 @@ pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor targe
 pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
                                    pld_reduce_op op);
 /* signal may be NULL: pld allocates a private one (once per world).
- * core_num: 1 (multi-core lanes are not available in this version). */
+ * core_num > 1 runs pld_allreduce_cores (mesh; signal [P, S >= core_num]). */
 pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
                               pld_reduce_op op, pld_allreduce_mode mode, int core_num);
 pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,

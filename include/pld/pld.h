@@ -110,6 +110,10 @@ pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tenso
 int pld_rank(const pld_ctx *c);
 int pld_nranks(const pld_ctx *c);
 int pld_device(const pld_ctx *c); /* this rank's device id */
+/* Inside a multi-core builtin: this core's index and the core count (0 and 1
+ * elsewhere). */
+int pld_core(const pld_ctx *c);
+int pld_ncores(const pld_ctx *c);
 /* This rank's slice of a window as a plain tensor. */
 pld_tensor pld_local(const pld_ctx *c, pld_dtensor t);
 /* Reports a failed check: PLD_ERR_CHECK with the formatted message; aborts

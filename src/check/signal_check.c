@@ -21,7 +21,7 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
     int bad = 0;
     /* the checker's own traffic stays out of the listing and the counters */
     pld__ir *ir = c->ir;
-    pld_counters saved = c->rs->counters;
+    pld_counters saved = c->ag->counters;
     c->ir = NULL;
     check_barrier(c);
     int64_t n = 1;
@@ -44,7 +44,7 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
         }
     }
     check_barrier(c);
-    c->rs->counters = saved;
+    c->ag->counters = saved;
     c->ir = ir;
     if (!bad)
         return;

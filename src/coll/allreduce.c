@@ -1,8 +1,8 @@
 /* pld_allreduce: argument checks and the choice of algorithm. */
 #include "coll/coll_util.h"
 
-void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
-                   pld_allreduce_mode mode)
+void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                         pld_allreduce_mode mode, int core_num)
 {
     static const char api[] = "pld_allreduce";
     static const char *const ops[] = {"sum", "max", "min", "prod"};
@@ -12,16 +12,32 @@ void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_
     if (mode != PLD_MESH && mode != PLD_RING)
         pld__kraise(c, PLD_ERR_ARG, api, "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1)",
                     (int)mode);
+    if (core_num < 1 || core_num > c->w->profile.aiv_cores)
+        pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)",
+                    core_num, c->w->profile.aiv_cores, c->w->profile.name);
+    if (mode == PLD_RING && core_num > 1)
+        pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
+                    "the ring runs on one core per rank; use PLD_MESH for core_num %d", core_num);
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    if (mode == PLD_MESH) {
-        pld__coll_check_signal(c, api, signal, 1);
-        pld__coll_enter(c, api, signal, "%s, %s, %s, mesh", data.buf->name, signal.buf->name, ops[op]);
-        pld__allreduce_mesh(c, api, data, signal, op);
-    } else {
-        pld__coll_enter(c, api, signal, "%s, %s, %s, ring", data.buf->name, signal.buf->name, ops[op]);
+    if (mode == PLD_MESH)
+        pld__coll_check_signal(c, api, signal, core_num);
+    else
+        pld__allreduce_ring_check_signal(c, api, signal);
+    pld__coll_enter(c, api, signal, "%s, %s, %s, %s", data.buf->name, signal.buf->name, ops[op],
+                    mode == PLD_MESH ? "mesh" : "ring");
+    if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
-    }
+    else if (core_num > 1)
+        pld__allreduce_mesh_cores(c, api, data, signal, op, core_num);
+    else
+        pld__allreduce_mesh(c, api, data, signal, op);
     pld__coll_leave(c, signal);
+}
+
+void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                   pld_allreduce_mode mode)
+{
+    pld_allreduce_cores(c, data, signal, op, mode, 1);
 }

@@ -59,8 +59,7 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
     pld__stage_end(c, &st);
 }
 
-void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
-                         pld_reduce_op op)
+void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal)
 {
     char dims[96];
     int p = c->nranks;
@@ -68,14 +67,20 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     if (signal.dtype != PLD_INT32)
         pld__kraise(c, PLD_ERR_ARG, api, "signal window '%s' is %s; signals must be INT32",
                     signal.buf->name, pld_dtype_name(signal.dtype));
-    if (p == 1)
-        return; /* one rank: the data already is the result */
-    if (signal.ndim != 2 || signal.shape[0] < 2 * (p - 1) || signal.shape[1] < p)
+    if (p > 1 && (signal.ndim != 2 || signal.shape[0] < 2 * (p - 1) || signal.shape[1] < p))
         pld__kraise(c, PLD_ERR_ARG, api,
                     "ring signal '%s' is %s; it needs [2(P-1), P] = [%d,%d] (one row per step, "
                     "one cell per rank)",
                     signal.buf->name, pld__fmt_dims(dims, sizeof dims, signal.shape, signal.ndim),
                     2 * (p - 1), p);
+}
+
+void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                         pld_reduce_op op)
+{
+    int p = c->nranks;
+    if (p == 1)
+        return; /* one rank: the data already is the result */
     ring r = {.c = c, .sig = signal, .me = c->rank, .left = (c->rank + p - 1) % p,
               .right = (c->rank + 1) % p};
     pld_dtensor f = pld__dtensor_flat(data);

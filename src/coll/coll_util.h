@@ -56,6 +56,9 @@ void pld__stage_end(pld_ctx *c, pld__stage *st);
 /* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);
+void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data,
+                               pld_dtensor signal, pld_reduce_op op, int core_num);
+void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal);
 void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);
 

@@ -88,22 +88,25 @@ pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dte
 static void allreduce_kernel(pld_ctx *c, void *arg)
 {
     host_arg *a = arg;
-    pld_allreduce(c, a->a, a->sig, a->op, a->mode);
+    pld_allreduce_cores(c, a->a, a->sig, a->op, a->mode, a->root);
 }
 
-/* The signal pld_host_allreduce uses when given NULL: [2(P-1)+1, P] serves
- * both the mesh ([P,1] view) and the ring ([2(P-1), P] view). */
-static pld_status private_signal(pld_world *w, pld_allreduce_mode mode, pld_dtensor *out)
+/* The signal pld_host_allreduce uses when given NULL, allocated once per
+ * world: big enough for the ring ([2(P-1), P]) and for the mesh on every
+ * core ([P, AIV cores]). */
+static pld_status private_signal(pld_world *w, pld_allreduce_mode mode, int core_num,
+                                 pld_dtensor *out)
 {
-    int p = w->nranks;
-    int64_t rows = 2 * (p - 1) > p ? 2 * (p - 1) : p;
+    int p = w->nranks, lanes = w->profile.aiv_cores;
+    int64_t ring = 2 * (int64_t)(p - 1) * p, mesh = (int64_t)p * lanes;
     if (!w->private_signal) {
-        pld_status st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)(rows * p),
-                                                "pld.allreduce.signal", &w->private_signal);
+        pld_status st = pld_alloc_window_buffer(
+            w, sizeof(int32_t) * (size_t)(ring > mesh ? ring : mesh), "pld.allreduce.signal",
+            &w->private_signal);
         if (st != PLD_OK)
             return st;
     }
-    int64_t shape[2] = {mode == PLD_RING ? 2 * (p - 1) : p, mode == PLD_RING ? p : 1};
+    int64_t shape[2] = {mode == PLD_RING ? 2 * (p - 1) : p, mode == PLD_RING ? p : core_num};
     if (shape[0] < 1)
         shape[0] = 1;
     return pld_window(w->private_signal, PLD_INT32, 2, shape, out);
@@ -118,16 +121,11 @@ pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor 
         return pld__world_fail(w, PLD_ERR_ARG,
                                "pld_host_allreduce: core_num %d not in [1, %d] (AIV cores of %s)",
                                core_num, w->profile.aiv_cores, w->profile.name);
-    if (core_num > 1)
-        return pld__world_fail(w, PLD_ERR_UNSUPPORTED,
-                               "pld_host_allreduce: core_num %d: this version runs allreduce on "
-                               "one core per rank (core_num = 1)",
-                               core_num);
-    host_arg a = {.a = data, .op = op, .mode = mode};
+    host_arg a = {.a = data, .op = op, .mode = mode, .root = core_num};
     if (signal) {
         a.sig = *signal;
     } else {
-        pld_status st = private_signal(w, mode, &a.sig);
+        pld_status st = private_signal(w, mode, core_num, &a.sig);
         if (st != PLD_OK)
             return st;
     }

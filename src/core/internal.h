@@ -63,8 +63,15 @@ void pld__log(int level, int rank, const char *fmt, ...) PLD__PRINTF(3, 4);
 
 /* ---- shared control state ----------------------------------------------- */
 
-/* Rank execution state, as seen by the deadlock detector. */
-enum { PLD__RS_IDLE = 0, PLD__RS_RUNNING = 1, PLD__RS_BLOCKED = 2, PLD__RS_DONE = 3 };
+/* Execution state of an agent (one core of one rank), as seen by the
+ * deadlock detector. JOINING: core 0 waits for the rank's other cores. */
+enum {
+    PLD__RS_IDLE = 0,
+    PLD__RS_RUNNING = 1,
+    PLD__RS_BLOCKED = 2,
+    PLD__RS_DONE = 3,
+    PLD__RS_JOINING = 4
+};
 
 /* What a blocked rank waits for, published for the deadlock report. All
  * fields are atomics because the detector reads them from other ranks. */
@@ -77,18 +84,26 @@ typedef struct pld__wait_rec {
     _Atomic int64_t coords[PLD_MAX_DIMS];
 } pld__wait_rec;
 
-/* Per-rank control block. Lives in memory every rank of the world can reach
- * (heap for threads, shared memory for processes). */
+/* Per-rank wake-up word. Lives in memory every rank of the world can reach
+ * (heap for threads, shared memory for processes). A notify to a rank wakes
+ * every sleeping core of that rank. */
 typedef struct pld__rank_shared {
     _Alignas(PLD__CACHELINE) _Atomic uint32_t wake_seq; /* futex word: bumped to wake */
     _Atomic int32_t sleepers;                           /* threads of this rank asleep */
-    _Atomic int32_t state;                              /* PLD__RS_* */
-    _Atomic uint64_t notify_seq;                        /* notifies issued (deadlock check) */
-    pld__wait_rec wait;
-    _Alignas(PLD__CACHELINE) pld_counters counters;     /* written by the rank only */
+    _Atomic int32_t cores_active;                       /* agents in use: 1 or a core_num */
 } pld__rank_shared;
 
+/* Per-agent (rank, core) state: what the deadlock detector reads, and the
+ * counters, written only by the agent's own thread. */
+typedef struct pld__agent {
+    _Alignas(PLD__CACHELINE) _Atomic int32_t state; /* PLD__RS_* */
+    _Atomic uint64_t notify_seq;                    /* notifies issued (deadlock check) */
+    pld__wait_rec wait;
+    _Alignas(PLD__CACHELINE) pld_counters counters;
+} pld__agent;
+
 typedef struct pld__world_shared {
+    int32_t nranks, cores;          /* agents: nranks x cores, after rank[] */
     _Atomic int32_t abort_status;   /* 0 while healthy; root-cause status once aborted */
     _Atomic int32_t err_claimed;    /* first failing rank claims the message slot */
     _Atomic int32_t live;           /* ranks of the launch not yet finished */
@@ -98,7 +113,15 @@ typedef struct pld__world_shared {
     pld__rank_shared rank[];        /* nranks entries */
 } pld__world_shared;
 
-size_t pld__world_shared_bytes(int nranks);
+size_t pld__world_shared_bytes(int nranks, int cores);
+/* Lays out a zeroed control block for nranks x cores agents. */
+void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores);
+
+static inline pld__agent *pld__agent_at(pld__world_shared *sh, int rank, int core)
+{
+    pld__agent *base = (pld__agent *)(void *)&sh->rank[sh->nranks];
+    return &base[rank * sh->cores + core];
+}
 
 /* ---- windows ------------------------------------------------------------ */
 
@@ -180,7 +203,9 @@ void pld__rank_main(pld_world *w, int rank);
 struct pld_ctx {
     pld_world *w;
     int rank, nranks, device;
-    pld__rank_shared *rs;
+    pld__rank_shared *rs;        /* the rank's wake-up word */
+    pld__agent *ag;              /* this core's state and counters */
+    int core, ncores;            /* core b of ncores (0 of 1 outside multi-core calls) */
     pld__world_shared *sh;
     const pld_transport_ops *tp;
     jmp_buf jb;                  /* any kernel error longjmps here */
@@ -208,6 +233,11 @@ static inline int pld__aborted(const pld_ctx *c)
 }
 /* Ends this rank's kernel because the group was aborted by someone else. */
 PLD__NORETURN void pld__kexit_aborted(pld_ctx *c);
+
+/* Runs fn on ncores cores of this rank at once (core 0 is the caller) and
+ * returns when all have finished; 1 <= ncores <= the profile's AIV cores. */
+typedef void (*pld_core_fn)(pld_ctx *core_ctx, int core, void *arg);
+void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, void *arg);
 
 /* Enter/leave a builtin (nesting for messages and the listing). */
 void pld__scope_push(pld_ctx *c, const char *name);
@@ -241,8 +271,8 @@ static inline int pld__wait_satisfied(int32_t v, int32_t expected, pld_wait_cmp 
  * unsatisfied wait and no notify ran meanwhile, records PLD_ERR_DEADLOCK with
  * the wait-for report and returns 1. */
 int pld__deadlock_check(pld_world *w);
-/* One line describing rank r's blocked wait (for reports). */
-void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t n);
+/* One line describing agent (r, core)'s blocked wait (for reports). */
+void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *out, size_t n);
 
 /* PLD_CHECK_SIGNALS (src/check/signal_check.c): verifies this rank's slice
  * of a builtin's signal is all-zero (on entry, or after the call). */

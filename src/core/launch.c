@@ -29,7 +29,9 @@ int pld__group_fail(pld_world *w, pld_status st, const char *msg)
 static void kformat(pld_ctx *c, const char *api, char *msg, size_t size, const char *fmt,
                     va_list ap)
 {
-    int n = snprintf(msg, size, "rank %d (device %d): ", c->rank, c->device);
+    int n = c->core > 0
+                ? snprintf(msg, size, "rank %d (device %d) core %d: ", c->rank, c->device, c->core)
+                : snprintf(msg, size, "rank %d (device %d): ", c->rank, c->device);
     /* enclosing builtins first, like a backtrace */
     for (int i = 0; i < c->depth && i < 4 && n < (int)size; i++)
         if (strcmp(c->scope[i], api))
@@ -94,7 +96,7 @@ void pld__rank_main(pld_world *w, int rank)
 {
     /* Heap, not stack: fields change between setjmp and longjmp. */
     pld_ctx *c = calloc(1, sizeof *c);
-    pld__rank_shared *rs = &w->sh->rank[rank];
+    pld__agent *ag = pld__agent_at(w->sh, rank, 0);
     if (!c) {
         pld__group_fail(w, PLD_ERR_NOMEM, "out of memory creating a rank context");
     } else {
@@ -102,18 +104,20 @@ void pld__rank_main(pld_world *w, int rank)
         c->rank = rank;
         c->nranks = w->nranks;
         c->device = w->device_ids[rank];
-        c->rs = rs;
+        c->rs = &w->sh->rank[rank];
+        c->ag = ag;
+        c->ncores = 1;
         c->sh = w->sh;
         c->tp = w->tp;
         c->ub_cap = w->profile.ub_bytes;
         c->ir = (rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
-        atomic_store(&rs->state, PLD__RS_RUNNING);
+        atomic_store(&ag->state, PLD__RS_RUNNING);
         if (setjmp(c->jb) == 0)
             w->kernel(c, w->kernel_arg);
         free_tiles(c);
         free(c);
     }
-    atomic_store(&rs->state, PLD__RS_DONE);
+    atomic_store(&ag->state, PLD__RS_DONE);
     atomic_fetch_sub(&w->sh->live, 1);
 }
 
@@ -132,8 +136,12 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     atomic_store(&sh->live, count);
     sh->errmsg[0] = '\0';
     for (int r = first; r < first + count; r++) {
-        memset(&sh->rank[r].counters, 0, sizeof sh->rank[r].counters);
-        atomic_store(&sh->rank[r].state, PLD__RS_IDLE);
+        for (int b = 0; b < sh->cores; b++) {
+            pld__agent *ag = pld__agent_at(sh, r, b);
+            memset(&ag->counters, 0, sizeof ag->counters);
+            atomic_store(&ag->state, b ? PLD__RS_DONE : PLD__RS_IDLE);
+        }
+        atomic_store(&sh->rank[r].cores_active, 1);
     }
     /* The checker's own signal may hold credits of an aborted launch; no
      * rank runs now, so it can simply be cleared. */
@@ -172,9 +180,29 @@ int pld_device(const pld_ctx *c)
     return c->device;
 }
 
+static void counters_add(pld_counters *a, const pld_counters *b)
+{
+    a->bytes_to_peers += b->bytes_to_peers;
+    a->bytes_from_peers += b->bytes_from_peers;
+    a->bytes_self += b->bytes_self;
+    a->notifies += b->notifies;
+    a->waits += b->waits;
+    a->wait_ns += b->wait_ns;
+}
+
+/* A rank's counters: the sum over its cores (valid when only core 0 runs). */
+static pld_counters rank_counters(pld__world_shared *sh, int rank)
+{
+    pld_counters sum = {0};
+    for (int b = 0; b < sh->cores; b++)
+        counters_add(&sum, &pld__agent_at(sh, rank, b)->counters);
+    return sum;
+}
+
 pld_counters pld_ctx_counters(const pld_ctx *c)
 {
-    return c->rs->counters;
+    /* inside a multi-core call a core sees its own; otherwise the rank's */
+    return c->ncores > 1 ? c->ag->counters : rank_counters(c->sh, c->rank);
 }
 
 pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)
@@ -185,6 +213,6 @@ pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)
     w->tp->hosted_ranks(w, &first, &count);
     if (rank < first || rank >= first + count)
         return PLD_ERR_UNSUPPORTED; /* lives in another process */
-    *out = w->sh->rank[rank].counters;
+    *out = rank_counters(w->sh, rank);
     return PLD_OK;
 }

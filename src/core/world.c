@@ -34,9 +34,21 @@ pld_status pld__world_fail(pld_world *w, pld_status st, const char *fmt, ...)
     return st;
 }
 
-size_t pld__world_shared_bytes(int nranks)
+size_t pld__world_shared_bytes(int nranks, int cores)
 {
-    return sizeof(pld__world_shared) + sizeof(pld__rank_shared) * (size_t)nranks;
+    return sizeof(pld__world_shared) + sizeof(pld__rank_shared) * (size_t)nranks +
+           sizeof(pld__agent) * (size_t)nranks * (size_t)cores;
+}
+
+void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
+{
+    sh->nranks = nranks;
+    sh->cores = cores;
+    for (int r = 0; r < nranks; r++) {
+        atomic_store(&sh->rank[r].cores_active, 1);
+        for (int b = 0; b < cores; b++)
+            atomic_store(&pld__agent_at(sh, r, b)->state, b ? PLD__RS_DONE : PLD__RS_IDLE);
+    }
 }
 
 pld_status pld_world_init(pld_world **out, const pld_config *cfg)

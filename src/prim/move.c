@@ -6,17 +6,17 @@
 static void count_out(pld_ctx *c, int peer, size_t bytes)
 {
     if (peer == c->rank)
-        c->rs->counters.bytes_self += bytes;
+        c->ag->counters.bytes_self += bytes;
     else
-        c->rs->counters.bytes_to_peers += bytes;
+        c->ag->counters.bytes_to_peers += bytes;
 }
 
 static void count_in(pld_ctx *c, int peer, size_t bytes)
 {
     if (peer == c->rank)
-        c->rs->counters.bytes_self += bytes;
+        c->ag->counters.bytes_self += bytes;
     else
-        c->rs->counters.bytes_from_peers += bytes;
+        c->ag->counters.bytes_from_peers += bytes;
 }
 
 void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,

@@ -43,7 +43,7 @@ void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets
     if (st != PLD_OK)
         pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name,
                     peer);
-    c->rs->counters.notifies++;
+    c->ag->counters.notifies++;
     if (c->ir) {
         char cell[96];
         pld__ir_emit(c->ir, c->depth, "notify %s@peer%d%s %s %d", signal.buf->name, peer,
@@ -65,7 +65,7 @@ void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t ex
     wd.expected = expected;
     wd.cmp = cmp;
     wd.ndim = signal.ndim;
-    c->rs->counters.waits++;
+    c->ag->counters.waits++;
     if (c->ir) {
         char cell[96];
         pld__ir_emit(c->ir, c->depth, "wait %s%s %s %d", signal.buf->name,
@@ -78,7 +78,7 @@ void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t ex
         return;
     uint64_t t0 = pld__now_ns();
     pld_status st = c->tp->signal_wait(c, &wd);
-    c->rs->counters.wait_ns += pld__now_ns() - t0;
+    c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK))
         return;
     if (st == PLD_ERR_TIMEOUT) {
@@ -101,9 +101,9 @@ int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets)
     return c->tp->signal_load(c, signal.buf, off);
 }
 
-void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t n)
+void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *out, size_t n)
 {
-    pld__wait_rec *rec = &w->sh->rank[r].wait;
+    pld__wait_rec *rec = &pld__agent_at(w->sh, r, core)->wait;
     int id = atomic_load(&rec->buf_id);
     int nd = atomic_load(&rec->ndim);
     int64_t coords[PLD_MAX_DIMS];
@@ -112,8 +112,11 @@ void pld__describe_wait(pld_world *w, int r, int32_t current, char *out, size_t 
         coords[i] = atomic_load(&rec->coords[i]);
     const char *name = (id >= 0 && id < w->nwindows && w->windows[id]) ? w->windows[id]->name
                                                                         : "?";
-    snprintf(out, n, "rank %d (device %d): pld_wait '%s'%s %s %d (current %d)", r,
-             w->device_ids[r], name, pld__fmt_dims(cell, sizeof cell, coords, nd),
+    char who[32] = "";
+    if (core > 0)
+        snprintf(who, sizeof who, " core %d", core);
+    snprintf(out, n, "rank %d (device %d)%s: pld_wait '%s'%s %s %d (current %d)", r,
+             w->device_ids[r], who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
              cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)), (int)atomic_load(&rec->expected),
              (int)current);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct args {
-    pld_dtensor sig, ring, data, tgt;
+    pld_dtensor sig, ring, data, tgt, lanes;
     int64_t s;
     int rounds;
 } args;
@@ -78,6 +78,19 @@ static void mixed(pld_ctx *c, void *p)
         pld_barrier(c, a->sig);
         for (int64_t j = 0; j < n * s; j++)
             d[j] = (float)val(me, j);
+        /* the same on 3 cores per rank (threads of their own) */
+        for (int64_t j = 0; j < n * s; j++)
+            d[j] = (float)val(me, j);
+        pld_allreduce_cores(c, a->data, a->lanes, PLD_SUM, PLD_MESH, 3);
+        for (int64_t j = 0; j < n * s; j++) {
+            float e = 0;
+            for (int r = 0; r < n; r++)
+                e += (float)val(r, j);
+            expect(c, d[j] == e, "allreduce on 3 cores", j);
+        }
+        pld_barrier(c, a->sig);
+        for (int64_t j = 0; j < n * s; j++)
+            d[j] = (float)val(me, j);
         pld_reduce_scatter(c, a->data, a->sig, PLD_SUM);
         pld_broadcast(c, a->tgt, a->sig, it % n);
         pld_barrier(c, a->sig);
@@ -109,13 +122,15 @@ static int run(const char *devices, int rounds)
     }
     int n = pld_world_size(w), bad = 0;
     int64_t rows = 2 * (n - 1) > n ? 2 * (n - 1) : n, s = 37;
-    pld_window_buffer *sb, *db, *tb;
+    pld_window_buffer *sb, *db, *tb, *lb;
     args a = {.s = s, .rounds = rounds};
     pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)(rows * n), "sig", &sb);
     pld_window(sb, PLD_INT32, 2, PLD_IDX(n, 1), &a.sig);
     a.ring = a.sig;
     if (n > 1)
         pld_window(sb, PLD_INT32, 2, PLD_IDX(2 * (n - 1), n), &a.ring);
+    pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)(n * 3), "lanes", &lb);
+    pld_window(lb, PLD_INT32, 2, PLD_IDX(n, 3), &a.lanes);
     pld_alloc_window_buffer(w, sizeof(float) * (size_t)(n * s), "data", &db);
     pld_window(db, PLD_FP32, 2, PLD_IDX(n, s), &a.data);
     pld_alloc_window_buffer(w, sizeof(float) * (size_t)(n * s), "tgt", &tb);

@@ -41,8 +41,8 @@ pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
                                   memory_order_seq_cst);
     }
     /* tells the deadlock detector that progress happened (own line, no RMW) */
-    atomic_store_explicit(&c->rs->notify_seq,
-                          atomic_load_explicit(&c->rs->notify_seq, memory_order_relaxed) + 1,
+    atomic_store_explicit(&c->ag->notify_seq,
+                          atomic_load_explicit(&c->ag->notify_seq, memory_order_relaxed) + 1,
                           memory_order_seq_cst);
     pld__rank_shared *prs = &c->sh->rank[peer];
     if (atomic_load_explicit(&prs->sleepers, memory_order_seq_cst) > 0)
@@ -50,9 +50,9 @@ pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
     return PLD_OK;
 }
 
-static void publish_wait(pld__rank_shared *rs, const pld__wait_desc *wd)
+static void publish_wait(pld__agent *ag, const pld__wait_desc *wd)
 {
-    pld__wait_rec *rec = &rs->wait;
+    pld__wait_rec *rec = &ag->wait;
     atomic_store_explicit(&rec->buf_id, wd->buf->id, memory_order_relaxed);
     atomic_store_explicit(&rec->cmp, (int32_t)wd->cmp, memory_order_relaxed);
     atomic_store_explicit(&rec->expected, wd->expected, memory_order_relaxed);
@@ -79,11 +79,12 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
         cpu_relax();
     }
 
-    publish_wait(rs, wd);
+    pld__agent *ag = c->ag;
+    publish_wait(ag, wd);
     for (;;) {
         uint32_t seq = atomic_load_explicit(&rs->wake_seq, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rs->sleepers, 1, memory_order_seq_cst);
-        atomic_store_explicit(&rs->state, PLD__RS_BLOCKED, memory_order_seq_cst);
+        atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
         int32_t v = atomic_load_explicit(cell, memory_order_seq_cst);
         int done = pld__wait_satisfied(v, wd->expected, wd->cmp);
         int aborted = atomic_load_explicit(&sh->abort_status, memory_order_seq_cst) != 0;
@@ -91,7 +92,7 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
         if (!done && !aborted)
             timed_out = pld__futex_wait(&rs->wake_seq, seq, PLD__SLEEP_SLICE_MS, shared) ==
                         ETIMEDOUT;
-        atomic_store_explicit(&rs->state, PLD__RS_RUNNING, memory_order_seq_cst);
+        atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&rs->sleepers, 1, memory_order_seq_cst);
         if (done) {
             atomic_thread_fence(memory_order_acquire);
@@ -105,9 +106,9 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
         if (timed_out) {
             /* Re-enter the blocked state for the check: the detector only
              * declares a deadlock when this rank is counted as blocked. */
-            atomic_store_explicit(&rs->state, PLD__RS_BLOCKED, memory_order_seq_cst);
+            atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
             int dead = pld__deadlock_check(c->w);
-            atomic_store_explicit(&rs->state, PLD__RS_RUNNING, memory_order_seq_cst);
+            atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
             if (dead)
                 return PLD_ERR_PEER; /* the report is the group's root cause */
             if (pld__now_ns() >= deadline)

@@ -60,7 +60,7 @@ static pld_status tp_thread_world_init(pld_world *w)
     if (!s)
         return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
     s->ranks = calloc((size_t)w->nranks, sizeof *s->ranks);
-    w->sh_bytes = pld__world_shared_bytes(w->nranks);
+    w->sh_bytes = pld__world_shared_bytes(w->nranks, w->profile.aiv_cores);
     w->sh = aligned_alloc(PLD__CACHELINE,
                           (w->sh_bytes + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1));
     if (!s->ranks || !w->sh) {
@@ -70,6 +70,7 @@ static pld_status tp_thread_world_init(pld_world *w)
         return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
     }
     memset(w->sh, 0, w->sh_bytes);
+    pld__world_shared_init(w->sh, w->nranks, w->profile.aiv_cores);
     w->tp_state = s;
 
     pthread_attr_t attr;
