@@ -62,7 +62,9 @@ void pld__ir_free(pld__ir *ir)
     free(ir);
 }
 
-/* Splits text into skeleton + numbers (unsigned digit runs). */
+/* Splits text into skeleton + numbers (unsigned digit runs). Numbers inside
+ * an already folded set ("{0..3}") stay part of the skeleton: a later pass
+ * folds only lines whose sets agree, instead of nesting sets in sets. */
 static void skeletonize(ir_line *l)
 {
     size_t len = strlen(l->text);
@@ -71,8 +73,11 @@ static void skeletonize(ir_line *l)
     if (!l->skel)
         return;
     size_t o = 0;
+    int braces = 0;
     for (size_t i = 0; i < len;) {
-        if (isdigit((unsigned char)l->text[i]) && l->nnum < IR_MAX_NUMS) {
+        char ch = l->text[i];
+        braces += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+        if (braces == 0 && isdigit((unsigned char)ch) && l->nnum < IR_MAX_NUMS) {
             l->num[l->nnum++] = strtoll(l->text + i, NULL, 10);
             while (i < len && isdigit((unsigned char)l->text[i]))
                 i++;
