@@ -13,6 +13,7 @@
 #include "transport/transport.h"
 
 #define PLD__MAX_RANKS 1024
+#define PLD__MAX_WINDOWS 4096
 #define PLD__NAME_MAX 48
 #define PLD__ERRMSG_MAX 16384
 #define PLD__CACHELINE 64
@@ -178,8 +179,9 @@ struct pld_world {
     pld__world_shared *sh;       /* control block every rank reaches */
     size_t sh_bytes;
 
-    pld_window_buffer **windows; /* by id; NULL slots after free */
-    int nwindows, cap_windows;
+    pld_window_buffer **windows; /* PLD__MAX_WINDOWS slots by id, in memory every rank
+                                    reads; NULL when free */
+    int nwindows;                /* highest slot in use + 1 */
 
     /* the current launch */
     pld_kernel kernel;

@@ -26,19 +26,20 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
         return pld__world_fail(w, PLD_ERR_NOMEM,
                                "pld_alloc_window_buffer: '%s' asks %zu bytes per rank x %d ranks",
                                name ? name : "?", bytes, w->nranks);
-    if (w->nwindows == w->cap_windows) {
-        int cap = w->cap_windows ? w->cap_windows * 2 : 16;
-        pld_window_buffer **grown = realloc(w->windows, sizeof *grown * (size_t)cap);
-        if (!grown)
-            return pld__world_fail(w, PLD_ERR_NOMEM, "pld_alloc_window_buffer: out of memory");
-        w->windows = grown;
-        w->cap_windows = cap;
-    }
-    pld_window_buffer *b = calloc(1, sizeof *b);
+    int id = 0;
+    while (id < PLD__MAX_WINDOWS && w->windows[id])
+        id++;
+    if (id == PLD__MAX_WINDOWS)
+        return pld__world_fail(w, PLD_ERR_NOMEM,
+                               "pld_alloc_window_buffer: '%s': all %d window slots are in use",
+                               name ? name : "?", PLD__MAX_WINDOWS);
+    /* the descriptor lives where every rank can read it (shared memory on
+     * the process transport): dtensors carry its address */
+    pld_window_buffer *b = w->tp->host_alloc(w, sizeof *b);
     if (!b)
         return pld__world_fail(w, PLD_ERR_NOMEM, "pld_alloc_window_buffer: out of memory");
     b->w = w;
-    b->id = w->nwindows;
+    b->id = id;
     snprintf(b->name, sizeof b->name, "%s", name ? name : "window");
     if (!name)
         snprintf(b->name, sizeof b->name, "window%d", b->id);
@@ -51,10 +52,12 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
         pld__world_fail(w, st, "pld_alloc_window_buffer: '%s' (%zu bytes x %d ranks): %s",
                         b->name, bytes, w->nranks,
                         st == PLD_ERR_NOMEM ? "out of memory" : "transport failure");
-        free(b);
+        w->tp->host_free(w, b);
         return st;
     }
-    w->windows[w->nwindows++] = b;
+    w->windows[id] = b;
+    if (id >= w->nwindows)
+        w->nwindows = id + 1;
     *out = b;
     return PLD_OK;
 }
@@ -116,7 +119,7 @@ void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf)
         return;
     w->windows[buf->id] = NULL;
     w->tp->window_free(w, buf);
-    free(buf);
+    w->tp->host_free(w, buf);
 }
 
 const char *pld_window_buffer_name(const pld_window_buffer *buf)

@@ -133,6 +133,12 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
         goto err_ir;
     }
+    w->windows = w->tp->host_alloc(w, sizeof *w->windows * PLD__MAX_WINDOWS);
+    if (!w->windows) {
+        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+        w->tp->world_fini(w);
+        goto err_ir;
+    }
     if (w->check & PLD_CHECK_SIGNALS) {
         pld_window_buffer *cb;
         int64_t shape[2] = {w->nranks, 1};
@@ -168,9 +174,9 @@ void pld_world_finalize(pld_world *w)
     for (int i = 0; i < w->nwindows; i++)
         if (w->windows[i])
             pld_free_window_buffer(w, w->windows[i]);
+    w->tp->host_free(w, w->windows);
     w->tp->world_fini(w);
     pld__ir_free(w->ir);
-    free(w->windows);
     free(w->trace_path);
     free(w->device_ids);
     free(w);
