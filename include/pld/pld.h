@@ -62,6 +62,9 @@ void pld_world_finalize(pld_world *w);
 int pld_world_size(const pld_world *w);
 int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
 int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
+/* The OS process running `rank` (the caller's own pid on the thread
+ * transport); -1 if rank is out of range. */
+int pld_rank_pid(const pld_world *w, int rank);
 const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
 const char *pld_world_transport(const pld_world *w); /* "thread", ... */
 /* The simulated hardware limits of the world's platform profile. */

@@ -9,6 +9,19 @@ typedef struct host_arg {
     pld_allreduce_mode mode;
 } host_arg;
 
+/* The argument block goes to shared memory: on the process transport the
+ * ranks cannot see the host's stack. */
+static pld_status launch_twin(pld_world *w, pld_kernel k, const host_arg *a)
+{
+    host_arg *shared = pld_host_alloc(w, sizeof *shared);
+    if (!shared)
+        return pld__world_fail(w, PLD_ERR_NOMEM, "out of host-shared memory");
+    *shared = *a;
+    pld_status st = pld_launch(w, k, shared);
+    pld_host_free(w, shared);
+    return st;
+}
+
 static pld_status need_signal(pld_world *w, const char *api, const pld_dtensor *signal)
 {
     if (!w)
@@ -30,7 +43,7 @@ pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal)
     if (st != PLD_OK)
         return st;
     host_arg a = {.sig = *signal};
-    return pld_launch(w, barrier_kernel, &a);
+    return launch_twin(w, barrier_kernel, &a);
 }
 
 static void broadcast_kernel(pld_ctx *c, void *arg)
@@ -46,7 +59,7 @@ pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor 
     if (st != PLD_OK)
         return st;
     host_arg a = {.a = data, .sig = *signal, .root = root};
-    return pld_launch(w, broadcast_kernel, &a);
+    return launch_twin(w, broadcast_kernel, &a);
 }
 
 static void allgather_kernel(pld_ctx *c, void *arg)
@@ -66,7 +79,7 @@ pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor targe
                                "pld_host_allgather: stage and target are the same window '%s'",
                                target.buf->name);
     host_arg a = {.a = stage, .b = target, .sig = *signal};
-    return pld_launch(w, allgather_kernel, &a);
+    return launch_twin(w, allgather_kernel, &a);
 }
 
 static void reduce_scatter_kernel(pld_ctx *c, void *arg)
@@ -82,7 +95,7 @@ pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dte
     if (st != PLD_OK)
         return st;
     host_arg a = {.a = data, .sig = *signal, .op = op};
-    return pld_launch(w, reduce_scatter_kernel, &a);
+    return launch_twin(w, reduce_scatter_kernel, &a);
 }
 
 static void allreduce_kernel(pld_ctx *c, void *arg)
@@ -129,7 +142,7 @@ pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor 
         if (st != PLD_OK)
             return st;
     }
-    return pld_launch(w, allreduce_kernel, &a);
+    return launch_twin(w, allreduce_kernel, &a);
 }
 
 static void all_to_all_kernel(pld_ctx *c, void *arg)
@@ -145,7 +158,7 @@ pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor targ
     if (st != PLD_OK)
         return st;
     host_arg a = {.a = input, .b = target, .sig = *signal};
-    return pld_launch(w, all_to_all_kernel, &a);
+    return launch_twin(w, all_to_all_kernel, &a);
 }
 
 static void all_to_all_v_kernel(pld_ctx *c, void *arg)
@@ -162,5 +175,5 @@ pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor ta
     if (st != PLD_OK)
         return st;
     host_arg a = {.a = input, .b = target, .sig = *signal, .d = send_counts, .e = recv_counts};
-    return pld_launch(w, all_to_all_v_kernel, &a);
+    return launch_twin(w, all_to_all_v_kernel, &a);
 }

@@ -187,6 +187,8 @@ struct pld_world {
     pld_kernel kernel;
     void *kernel_arg;
     pld__ir *ir;
+    char *ir_shared;             /* rank 0's rendered listing, when rank 0 runs in
+                                    another process (1 MiB in shared memory) */
 
     char errmsg[PLD__ERRMSG_MAX]; /* host-side copy, what pld_world_error returns */
 };

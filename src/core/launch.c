@@ -111,6 +111,8 @@ void pld__rank_main(pld_world *w, int rank)
         c->tp = w->tp;
         c->ub_cap = w->profile.ub_bytes;
         c->ir = (rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
+        if (c->ir)
+            pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
         atomic_store(&ag->state, PLD__RS_RUNNING);
         if (setjmp(c->jb) == 0)
             w->kernel(c, w->kernel_arg);
@@ -127,6 +129,12 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
         return PLD_ERR_ARG;
     if (!kernel)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_launch: kernel is NULL");
+    if (arg && !w->tp->host_visible(w, arg, 1))
+        return pld__world_fail(w, PLD_ERR_ARG,
+                               "pld_launch: the kernel argument %p is private host memory, which "
+                               "ranks of the '%s' transport cannot see; allocate it with "
+                               "pld_host_alloc",
+                               arg, w->tp->name);
     pld__world_shared *sh = w->sh;
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);

@@ -203,6 +203,13 @@ int pld_is_root_process(const pld_world *w)
     return first == 0 && count > 0;
 }
 
+int pld_rank_pid(const pld_world *w, int rank)
+{
+    if (!w || rank < 0 || rank >= w->nranks)
+        return -1;
+    return w->tp->rank_pid(w, rank);
+}
+
 const char *pld_world_platform(const pld_world *w)
 {
     return w ? w->profile.name : "";

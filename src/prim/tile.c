@@ -158,6 +158,16 @@ void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor
         if (t.shape[i] <= 0)
             pld__kraise(c, PLD_ERR_ARG, api, "%s tensor dim %d has extent %lld", what, i,
                         (long long)t.shape[i]);
+    /* On transports whose ranks are other processes, host memory from
+     * malloc is a stale private copy in the rank (or not mapped at all), and
+     * writes to it never reach the host. */
+    size_t bytes = (size_t)pld_tensor_numel(t) * pld_dtype_size(t.dtype);
+    if (!c->tp->rank_mem_ok(c, t.data, bytes))
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "%s tensor data %p (%zu bytes) is private memory, not shared with the host "
+                    "and the other ranks of the '%s' transport; allocate it with pld_host_alloc "
+                    "(or use a window)",
+                    what, t.data, bytes, c->tp->name);
 }
 
 void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)

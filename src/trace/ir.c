@@ -372,7 +372,11 @@ void pld_ir_enable(pld_world *w, int on)
 
 const char *pld_ir_text(const pld_world *w)
 {
-    if (!w || !w->ir || w->ir->n == 0)
+    if (!w)
+        return "";
+    if (w->ir_shared) /* rank 0 rendered it in its own process */
+        return w->ir_shared;
+    if (!w->ir || w->ir->n == 0)
         return "";
     return pld__ir_render(w->ir);
 }

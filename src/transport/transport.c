@@ -5,6 +5,7 @@
 
 static const pld_transport_ops *const transports[] = {
     &pld__tp_thread_ops,
+    &pld__tp_process_ops,
 };
 
 const pld_transport_ops *pld__transport_find(const char *name)
@@ -17,5 +18,5 @@ const pld_transport_ops *pld__transport_find(const char *name)
 
 const char *pld__transport_names(void)
 {
-    return "thread";
+    return "thread, process";
 }

@@ -31,6 +31,8 @@ typedef struct pld_transport_ops {
     pld_status (*launch)(pld_world *w);
     /* Which ranks this process hosts: [first, first+count). */
     void (*hosted_ranks)(const pld_world *w, int *first, int *count);
+    /* The OS process that runs `rank`. */
+    int (*rank_pid)(const pld_world *w, int rank);
 
     /* ---- windows ------------------------------------------------------- */
     /* Allocates buf->stride * nranks zeroed bytes and sets buf->base. */
@@ -43,6 +45,9 @@ typedef struct pld_transport_ops {
     void (*host_free)(pld_world *w, void *p);
     /* 1 if [p, p+bytes) is memory every rank of this world can address. */
     int (*host_visible)(pld_world *w, const void *p, size_t bytes);
+    /* 1 if the calling rank may use [p, p+bytes) as a plain tensor: shared
+     * memory, or memory of its own; 0 for the host's private memory. */
+    int (*rank_mem_ok)(pld_ctx *c, const void *p, size_t bytes);
 
     /* ---- data ---------------------------------------------------------- */
     pld_status (*put)(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
@@ -77,5 +82,6 @@ const pld_transport_ops *pld__transport_find(const char *name);
 const char *pld__transport_names(void);
 
 extern const pld_transport_ops pld__tp_thread_ops;
+extern const pld_transport_ops pld__tp_process_ops;
 
 #endif /* PLD_TRANSPORT_H */

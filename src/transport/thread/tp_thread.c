@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "transport/shm/shm.h"
 
@@ -129,6 +130,12 @@ static void tp_thread_hosted(const pld_world *w, int *first, int *count)
     *count = w->nranks;
 }
 
+static int tp_thread_rank_pid(const pld_world *w, int rank)
+{
+    (void)w, (void)rank;
+    return (int)getpid();
+}
+
 static pld_status tp_thread_window_alloc(pld_world *w, pld_window_buffer *buf)
 {
     size_t total = buf->stride * (size_t)w->nranks;
@@ -167,6 +174,12 @@ static int tp_thread_host_visible(pld_world *w, const void *p, size_t bytes)
     return 1; /* one address space */
 }
 
+static int tp_thread_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
+{
+    (void)c, (void)p, (void)bytes;
+    return 1; /* one address space */
+}
+
 static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer,
                                           size_t off, int32_t value, pld_notify_op op)
 {
@@ -190,12 +203,14 @@ const pld_transport_ops pld__tp_thread_ops = {
     .world_fini = tp_thread_world_fini,
     .launch = tp_thread_launch,
     .hosted_ranks = tp_thread_hosted,
+    .rank_pid = tp_thread_rank_pid,
     .window_alloc = tp_thread_window_alloc,
     .window_free = tp_thread_window_free,
     .window_peer_ptr = pld__shm_window_peer_ptr,
     .host_alloc = tp_thread_host_alloc,
     .host_free = tp_thread_host_free,
     .host_visible = tp_thread_host_visible,
+    .rank_mem_ok = tp_thread_rank_mem_ok,
     .put = pld__shm_put,
     .get = pld__shm_get,
     .accumulate = pld__shm_accumulate,

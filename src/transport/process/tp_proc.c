@@ -1,0 +1,369 @@
+/* The process transport: every rank is a forked worker process, created
+ * once per world and reused by every launch. Windows, signals, counters and
+ * the error/abort state live in one shared arena (memfd) mapped before the
+ * fork, so addresses agree everywhere and the shared-memory primitives of
+ * the thread transport apply unchanged (futexes in shared mode).
+ *
+ * Launch protocol (control block in the arena):
+ *   host:   write kernel/arg/world fields; launch_gen++ ; wake
+ *   worker: run the kernel; finished_gen[rank] = gen; done_seq++ ; wake
+ *   host:   wait until every rank finished (or died), reaping dead workers
+ *           every few milliseconds: a death aborts the group (PLD_ERR_PEER
+ *           naming the rank and the signal or exit code).
+ * Workers die with the host (PR_SET_PDEATHSIG, and a parent check while
+ * idle); finalize asks them to exit and reaps them. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "transport/process/arena.h"
+#include "transport/process/private_mem.h"
+#include "transport/shm/shm.h"
+
+#define ARENA_BYTES ((size_t)64 << 30) /* virtual; pages are used on touch */
+#define IR_TEXT_BYTES ((size_t)1 << 20)
+#define REAP_MS 5
+
+typedef struct tp_proc_rank {
+    _Atomic uint32_t finished_gen;
+    int32_t pid;
+} tp_proc_rank;
+
+/* In the arena: what a worker needs to run a launch. */
+typedef struct tp_proc_ctl {
+    _Atomic uint32_t launch_gen; /* futex: bumped by the host to start a launch */
+    _Atomic uint32_t done_seq;   /* futex: bumped by each worker that finishes */
+    _Atomic int32_t quit;
+    int32_t host_pid;
+    /* written by the host before launch_gen is bumped (release) */
+    pld_kernel kernel;
+    void *arg;
+    int ir_on, nwindows;
+    pld_window_buffer **windows;
+    pld_dtensor check_signal;
+    tp_proc_rank rank[];
+} tp_proc_ctl;
+
+typedef struct tp_proc_state {
+    pld__arena arena;
+    tp_proc_ctl *ctl;
+    int *dead;                 /* 1 once the rank's worker has died */
+    char death[PLD__ERRMSG_MAX];
+    int started;
+} tp_proc_state;
+
+static tp_proc_state *state(const pld_world *w)
+{
+    return w->tp_state;
+}
+
+/* ---- worker --------------------------------------------------------------- */
+
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* `seen` is the launch generation when the host forked us: read before the
+ * fork, so a launch that starts before this process runs is not missed. */
+static PLD__NORETURN void worker_main(pld_world *w, int rank, uint32_t seen)
+{
+    tp_proc_ctl *ctl = state(w)->ctl;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != ctl->host_pid)
+        _exit(1); /* the host died before we could ask to die with it */
+    for (;;) {
+        uint32_t gen;
+        while ((gen = atomic_load_explicit(&ctl->launch_gen, memory_order_acquire)) == seen &&
+               !atomic_load(&ctl->quit)) {
+            pld__futex_wait(&ctl->launch_gen, seen, 200, 1);
+            if (getppid() != ctl->host_pid)
+                _exit(1);
+        }
+        if (atomic_load(&ctl->quit))
+            _exit(0); /* _exit: never run the host's atexit handlers here */
+        seen = gen;
+        w->kernel = ctl->kernel;
+        w->kernel_arg = ctl->arg;
+        w->windows = ctl->windows;
+        w->nwindows = ctl->nwindows;
+        w->check_signal = ctl->check_signal;
+        atomic_store(&w->ir_on, ctl->ir_on);
+        pld__rank_main(w, rank);
+        if (rank == 0 && ctl->ir_on && w->ir_shared)
+            copy_text(w->ir_shared, IR_TEXT_BYTES, pld__ir_render(w->ir));
+        atomic_store_explicit(&ctl->rank[rank].finished_gen, gen, memory_order_release);
+        atomic_fetch_add(&ctl->done_seq, 1);
+        pld__futex_wake(&ctl->done_seq, 1);
+    }
+}
+
+/* ---- host: deaths ----------------------------------------------------------- */
+
+static void describe_status(int status, char *out, size_t n)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *name = sigabbrev_np(sig);
+        snprintf(out, n, "killed by signal %d (SIG%s)", sig, name ? name : "?");
+    } else if (WIFEXITED(status)) {
+        snprintf(out, n, "exited with status %d", WEXITSTATUS(status));
+    } else {
+        snprintf(out, n, "stopped (status 0x%x)", status);
+    }
+}
+
+/* Reaps dead workers; returns how many died now. */
+static int reap(pld_world *w)
+{
+    tp_proc_state *s = state(w);
+    int died = 0;
+    for (int r = 0; r < w->nranks; r++) {
+        if (s->dead[r])
+            continue;
+        int status = 0;
+        pid_t p = waitpid(s->ctl->rank[r].pid, &status, WNOHANG);
+        if (p == 0 || (p < 0 && errno == EINTR))
+            continue;
+        char how[96];
+        if (p < 0)
+            snprintf(how, sizeof how, "is gone (waitpid: %s)", strerror(errno));
+        else
+            describe_status(status, how, sizeof how);
+        s->dead[r] = 1;
+        died++;
+        if (!s->death[0])
+            snprintf(s->death, sizeof s->death, "rank %d (device %d) died: %s (pid %d)", r,
+                     w->device_ids[r], how, (int)s->ctl->rank[r].pid);
+    }
+    return died;
+}
+
+/* ---- ops -------------------------------------------------------------------- */
+
+static pld_status tp_proc_world_init(pld_world *w)
+{
+    tp_proc_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
+    s->dead = calloc((size_t)w->nranks, sizeof *s->dead);
+    if (!s->dead || pld__arena_open(&s->arena, ARENA_BYTES) != 0) {
+        free(s->dead);
+        free(s);
+        return pld__world_fail(w, PLD_ERR_SYSTEM, "cannot create the shared arena: %s",
+                               strerror(errno));
+    }
+    w->tp_state = s;
+    w->sh_bytes = pld__world_shared_bytes(w->nranks, w->profile.aiv_cores);
+    w->sh = pld__arena_alloc(&s->arena, w->sh_bytes);
+    s->ctl = pld__arena_alloc(&s->arena, sizeof *s->ctl + sizeof(tp_proc_rank) * (size_t)w->nranks);
+    w->ir_shared = pld__arena_alloc(&s->arena, IR_TEXT_BYTES);
+    if (!w->sh || !s->ctl || !w->ir_shared) {
+        pld__arena_close(&s->arena);
+        free(s->dead);
+        free(s);
+        w->tp_state = NULL;
+        return pld__world_fail(w, PLD_ERR_NOMEM, "shared arena exhausted");
+    }
+    pld__world_shared_init(w->sh, w->nranks, w->profile.aiv_cores);
+    s->ctl->host_pid = (int32_t)getpid();
+    fflush(NULL); /* buffered output must not be written twice */
+    uint32_t gen0 = atomic_load(&s->ctl->launch_gen);
+    for (int r = 0; r < w->nranks; r++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            worker_main(w, r, gen0);
+        if (pid < 0) {
+            int err = errno;
+            atomic_store(&s->ctl->quit, 1);
+            for (int k = 0; k < r; k++) {
+                kill(s->ctl->rank[k].pid, SIGKILL);
+                waitpid(s->ctl->rank[k].pid, NULL, 0);
+            }
+            pld__arena_close(&s->arena);
+            free(s->dead);
+            free(s);
+            w->tp_state = NULL;
+            return pld__world_fail(w, PLD_ERR_SYSTEM, "fork for rank %d failed: %s", r,
+                                   strerror(err));
+        }
+        s->ctl->rank[r].pid = (int32_t)pid;
+        s->started++;
+    }
+    return PLD_OK;
+}
+
+static void tp_proc_world_fini(pld_world *w)
+{
+    tp_proc_state *s = state(w);
+    if (!s)
+        return;
+    atomic_store(&s->ctl->quit, 1);
+    atomic_fetch_add(&s->ctl->launch_gen, 1);
+    pld__futex_wake(&s->ctl->launch_gen, 1);
+    uint64_t deadline = pld__now_ns() + 2000000000ull;
+    for (int r = 0; r < s->started; r++) {
+        while (!s->dead[r]) {
+            pid_t p = waitpid(s->ctl->rank[r].pid, NULL, WNOHANG);
+            if (p != 0 && !(p < 0 && errno == EINTR)) {
+                s->dead[r] = 1;
+                break;
+            }
+            if (pld__now_ns() > deadline) { /* a stuck worker: no orphan survives us */
+                kill(s->ctl->rank[r].pid, SIGKILL);
+                waitpid(s->ctl->rank[r].pid, NULL, 0);
+                s->dead[r] = 1;
+                break;
+            }
+            usleep(1000);
+        }
+    }
+    pld__arena_close(&s->arena);
+    free(s->dead);
+    free(s);
+    w->tp_state = NULL;
+    w->sh = NULL;
+    w->ir_shared = NULL;
+}
+
+static pld_status tp_proc_launch(pld_world *w)
+{
+    tp_proc_state *s = state(w);
+    tp_proc_ctl *ctl = s->ctl;
+    reap(w);
+    for (int r = 0; r < w->nranks; r++)
+        if (s->dead[r])
+            return pld__world_fail(w, PLD_ERR_PEER,
+                                   "%s, in an earlier launch; finalize this world and create a "
+                                   "new one",
+                                   s->death);
+    ctl->kernel = w->kernel;
+    ctl->arg = w->kernel_arg;
+    ctl->ir_on = atomic_load(&w->ir_on);
+    ctl->windows = w->windows;
+    ctl->nwindows = w->nwindows;
+    ctl->check_signal = w->check_signal;
+    if (w->ir_shared)
+        w->ir_shared[0] = '\0';
+    uint32_t gen = atomic_fetch_add_explicit(&ctl->launch_gen, 1, memory_order_release) + 1;
+    pld__futex_wake(&ctl->launch_gen, 1);
+    int died = 0;
+    for (;;) {
+        uint32_t seq = atomic_load(&ctl->done_seq);
+        int left = 0;
+        for (int r = 0; r < w->nranks; r++)
+            if (!s->dead[r] &&
+                atomic_load_explicit(&ctl->rank[r].finished_gen, memory_order_acquire) != gen)
+                left++;
+        if (left == 0)
+            break;
+        pld__futex_wait(&ctl->done_seq, seq, REAP_MS, 1);
+        if (reap(w)) {
+            died = 1;
+            pld__group_fail(w, PLD_ERR_PEER, s->death); /* releases every waiting rank */
+        }
+    }
+    if (died) {
+        /* the death is the root cause, whatever the survivors reported */
+        snprintf(w->sh->errmsg, sizeof w->sh->errmsg, "%s", s->death);
+        atomic_store(&w->sh->abort_status, PLD_ERR_PEER);
+    }
+    return PLD_OK;
+}
+
+static void tp_proc_hosted(const pld_world *w, int *first, int *count)
+{
+    *first = 0;
+    *count = w->nranks;
+}
+
+static pld_status tp_proc_window_alloc(pld_world *w, pld_window_buffer *buf)
+{
+    size_t total = buf->stride * (size_t)w->nranks;
+    buf->base = pld__arena_alloc(&state(w)->arena, total);
+    buf->map_bytes = total;
+    return buf->base ? PLD_OK : PLD_ERR_NOMEM;
+}
+
+static void tp_proc_window_free(pld_world *w, pld_window_buffer *buf)
+{
+    pld__arena_free(&state(w)->arena, buf->base);
+    buf->base = NULL;
+}
+
+static void *tp_proc_host_alloc(pld_world *w, size_t bytes)
+{
+    return pld__arena_alloc(&state(w)->arena, bytes);
+}
+
+static void tp_proc_host_free(pld_world *w, void *p)
+{
+    if (pld__arena_contains(&state(w)->arena, p, 1))
+        pld__arena_free(&state(w)->arena, p);
+}
+
+static int tp_proc_host_visible(pld_world *w, const void *p, size_t bytes)
+{
+    return pld__arena_contains(&state(w)->arena, p, bytes);
+}
+
+static int tp_proc_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
+{
+    return pld__arena_contains(&state(c->w)->arena, p, bytes) ||
+           pld__private_mem_rank_ok(p, bytes);
+}
+
+static pld_status tp_proc_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                                        int32_t value, pld_notify_op op)
+{
+    return pld__shm_signal_update(c, buf, peer, off, value, op, 1);
+}
+
+static pld_status tp_proc_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
+{
+    return pld__shm_signal_wait(c, wd, 1);
+}
+
+static void tp_proc_abort(pld_world *w)
+{
+    pld__shm_abort(w, 1);
+}
+
+static int tp_proc_rank_pid(const pld_world *w, int rank)
+{
+    return state(w)->ctl->rank[rank].pid;
+}
+
+const pld_transport_ops pld__tp_process_ops = {
+    .size = sizeof(pld_transport_ops),
+    .name = "process",
+    .world_init = tp_proc_world_init,
+    .world_fini = tp_proc_world_fini,
+    .launch = tp_proc_launch,
+    .hosted_ranks = tp_proc_hosted,
+    .rank_pid = tp_proc_rank_pid,
+    .window_alloc = tp_proc_window_alloc,
+    .window_free = tp_proc_window_free,
+    .window_peer_ptr = pld__shm_window_peer_ptr,
+    .host_alloc = tp_proc_host_alloc,
+    .host_free = tp_proc_host_free,
+    .host_visible = tp_proc_host_visible,
+    .rank_mem_ok = tp_proc_rank_mem_ok,
+    .put = pld__shm_put,
+    .get = pld__shm_get,
+    .accumulate = pld__shm_accumulate,
+    .signal_update = tp_proc_signal_update,
+    .signal_load = pld__shm_signal_load,
+    .signal_wait = tp_proc_signal_wait,
+    .fence = pld__shm_fence,
+    .abort = tp_proc_abort,
+};
