@@ -99,6 +99,27 @@ int ex_host_check_block(const char *what, int rank, const int32_t *got, int64_t 
     return 1;
 }
 
+pld_status ex_alloc_window_2d(pld_world *w, const char *name, pld_dtype dtype, int64_t rows,
+                              int64_t cols, pld_window_buffer **buf_out, pld_dtensor *view_out) {
+    pld_window_buffer *buf;
+    pld_dtensor view;
+    pld_status st =
+        pld_alloc_window_buffer(w, (size_t)(rows * cols) * pld_dtype_size(dtype), name, &buf);
+    if (st != PLD_OK) return st;
+    st = pld_window(buf, dtype, 2, PLD_IDX(rows, cols), &view);
+    if (st != PLD_OK) {
+        pld_free_window_buffer(w, buf);
+        return st;
+    }
+    *buf_out = buf;
+    *view_out = view;
+    return PLD_OK;
+}
+
+int64_t ex_seg_begin(int64_t n, int p, int k) {
+    return n * k / p;
+}
+
 int ex_finish(pld_world *w, pld_status st) {
     if (st == PLD_OK) {
         if (pld_is_root_process(w)) printf("OK\n");

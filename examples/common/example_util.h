@@ -46,6 +46,18 @@ void ex_check_block(pld_ctx *c, const char *what, const int32_t *got, int64_t ro
 int ex_host_check_block(const char *what, int rank, const int32_t *got, int64_t rows, int64_t cols,
                         ex_golden_fn golden, int owner);
 
+/* Host side: a zeroed window buffer holding a rows x cols `dtype` view, and
+ * that view (steps 03 and 06 spell the two calls out). On failure nothing is
+ * left allocated and the outputs are untouched. */
+pld_status ex_alloc_window_2d(pld_world *w, const char *name, pld_dtype dtype, int64_t rows,
+                              int64_t cols, pld_window_buffer **buf_out, pld_dtensor *view_out);
+
+/* First element of segment k when n elements are split over p ranks:
+ * segment k is [ex_seg_begin(n,p,k), ex_seg_begin(n,p,k+1)). Lengths differ
+ * by at most one (n = 1001 over 3 ranks: 333, 334, 334), so a split that
+ * does not divide evenly still covers every element exactly once. */
+int64_t ex_seg_begin(int64_t n, int p, int k);
+
 /* Ends the example: prints OK (root process only) when st is PLD_OK, else
  * the status name and pld's message on stderr; finalizes the world.
  * Returns the exit code (0 or 1). */

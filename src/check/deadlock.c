@@ -80,7 +80,7 @@ static int rank_stuck(pld_world *w, int r, snap *s)
 int pld__deadlock_check(pld_world *w)
 {
     pld__world_shared *sh = w->sh;
-    int n = sh->nranks, cores = sh->cores, live = 0;
+    int n = sh->nranks, cores = sh->cores, live = 0; /* ranks with a blocked wait */
     /* The report is built from this snapshot: once the group aborts, agents
      * leave their waits and a second look would see them finished. */
     snap *s = malloc(sizeof *s * (size_t)n * (size_t)cores);
@@ -91,7 +91,7 @@ int pld__deadlock_check(pld_world *w)
         int k = rank_stuck(w, r, &s[r * cores]);
         if (k < 0)
             goto not_dead;
-        live += k;
+        live += k > 0;
     }
     if (live == 0 || progress(sh) != before)
         goto not_dead;
@@ -102,7 +102,7 @@ int pld__deadlock_check(pld_world *w)
 
     char report[PLD__ERRMSG_MAX];
     size_t used = (size_t)snprintf(report, sizeof report,
-                                   "deadlock: all %d live waits are blocked in pld_wait and no "
+                                   "deadlock: all %d live ranks are blocked in pld_wait and no "
                                    "pending notify can release them:",
                                    live);
     for (int r = 0; r < n && used < sizeof report; r++) {

@@ -54,6 +54,7 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
                     sig.buf->name, cells, used >= sizeof cells - 64 ? " ..." : "");
     pld__kraise(c, PLD_ERR_CHECK, "PLD_CHECK_SIGNALS",
                 "signal '%s' is not all-zero before the call (credits leaked by an earlier "
-                "aborted call? pld_window_buffer_reset clears it):%s%s",
+                "aborted call, or a hand-written barrier sharing this signal? "
+                "pld_window_buffer_reset clears it):%s%s",
                 sig.buf->name, cells, used >= sizeof cells - 64 ? " ..." : "");
 }

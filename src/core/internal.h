@@ -40,6 +40,10 @@ typedef struct pld__profile {
     int64_t sq_depth;    /* SQ depth in WQEBBs (URMA only) */
 } pld__profile;
 
+/* Operations whose availability depends on the profile. */
+typedef enum pld__op { PLD__OP_INDEXED_ALL_TO_ALL_V } pld__op;
+pld_status pld__profile_allows(const pld__profile *p, pld__op op, char *msg, size_t msgsz);
+
 /* Resolves a platform name (aliases included) into *out with the
  * environment overrides applied. Writes a message into msg on failure. */
 pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz);

@@ -188,14 +188,16 @@ int pld_device(const pld_ctx *c)
     return c->device;
 }
 
+/* Every field is a uint64_t count: sum them all, whatever is added later. */
+_Static_assert(sizeof(pld_counters) % sizeof(uint64_t) == 0, "counters are uint64_t fields");
 static void counters_add(pld_counters *a, const pld_counters *b)
 {
-    a->bytes_to_peers += b->bytes_to_peers;
-    a->bytes_from_peers += b->bytes_from_peers;
-    a->bytes_self += b->bytes_self;
-    a->notifies += b->notifies;
-    a->waits += b->waits;
-    a->wait_ns += b->wait_ns;
+    uint64_t x[sizeof *a / sizeof(uint64_t)], y[sizeof *a / sizeof(uint64_t)];
+    memcpy(x, a, sizeof x);
+    memcpy(y, b, sizeof y);
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        x[i] += y[i];
+    memcpy(a, x, sizeof x);
 }
 
 /* A rank's counters: the sum over its cores (valid when only core 0 runs). */

@@ -9,6 +9,24 @@ static const pld__profile profiles[] = {
     {.name = "a5sim", .ub_bytes = 192 * 1024, .aiv_cores = 36, .urma = true, .sq_depth = 1024},
 };
 
+/* Which profiles accept which operation: the one place that says so, so a
+ * later version can lift a restriction here. */
+pld_status pld__profile_allows(const pld__profile *p, pld__op op, char *msg, size_t msgsz)
+{
+    switch (op) {
+    case PLD__OP_INDEXED_ALL_TO_ALL_V:
+        if (p->urma)
+            return PLD_OK;
+        snprintf(msg, msgsz,
+                 "needs the a5sim URMA model; this world runs the '%s' profile (create it with "
+                 "-p a5sim)",
+                 p->name);
+        return PLD_ERR_UNSUPPORTED;
+    }
+    snprintf(msg, msgsz, "unknown operation %d", (int)op);
+    return PLD_ERR_ARG;
+}
+
 pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz)
 {
     if (!name)

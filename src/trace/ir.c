@@ -200,9 +200,23 @@ static void list_push(ir_list *l, int depth, const char *text)
     l->n++;
 }
 
+/* A block may be folded only if it is a whole subtree sequence: no line in
+ * it climbs above its first line, and the line after it does not sit deeper
+ * (which would cut a call off from the rest of its body). */
+static int whole_block(const ir_list *l, int i, int period)
+{
+    int d = l->v[i].depth;
+    for (int k = 1; k < period; k++)
+        if (l->v[i + k].depth < d)
+            return 0;
+    return i + period >= l->n || l->v[i + period].depth <= d;
+}
+
 /* How many times the block of `period` lines at i repeats back to back. */
 static int repeats(const ir_list *l, int i, int period)
 {
+    if (!whole_block(l, i, period))
+        return 1;
     int m = 1;
     for (;;) {
         int base = i + m * period;

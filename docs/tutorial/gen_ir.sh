@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Regenerates the --ir listings pasted into the tutorial pages, from a build
+# directory, so that the pages show what the library really prints.
+#
+#   docs/tutorial/gen_ir.sh [BUILD_DIR]          rewrite the pages in place
+#   docs/tutorial/gen_ir.sh --check [BUILD_DIR]  exit 1 if a page is out of date
+#
+# BUILD_DIR defaults to build/ at the top of the repository. A listing is a
+# block of a page between two marker lines:
+#
+#   <!-- gen_ir: 13_allgather -p a2a3sim -d 0,1,2,3 --mode hand --ir -->
+#   ...generated: the command line and its output, indented 4 spaces...
+#   <!-- /gen_ir -->
+#
+# The marker names a program of BUILD_DIR/examples and its arguments; every
+# line between the markers is replaced by a fresh run.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+check=0
+if [[ ${1:-} == --check ]]; then
+    check=1
+    shift
+fi
+build=${1:-$here/../../build}
+if [[ ! -d $build/examples ]]; then
+    echo "gen_ir.sh: no examples in '$build' (build first: cmake -S . -B build && cmake --build build)" >&2
+    exit 2
+fi
+
+# Settings that would change the listing or add output.
+unset PLD_DEBUG PLD_IR PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS
+
+# Prints one generated block (without the markers) for the marker's command.
+run_block() {
+    local -a argv
+    read -r -a argv <<<"$1"
+    local prog=$build/examples/${argv[0]}
+    if [[ ! -x $prog ]]; then
+        echo "gen_ir.sh: $prog is not built" >&2
+        return 1
+    fi
+    local out
+    if ! out=$("$prog" "${argv[@]:1}" 2>&1); then
+        echo "gen_ir.sh: '$1' failed:" >&2
+        echo "$out" >&2
+        return 1
+    fi
+    printf '\n    $ build/examples/%s\n' "$1"
+    printf '%s\n' "$out" | sed 's/^/    /'
+    printf '\n'
+}
+
+stale=0
+for page in "$here"/[0-9][0-9]-*.md; do
+    grep -q '^<!-- gen_ir: ' "$page" || continue
+    tmp=$(mktemp)
+    skipping=0
+    while IFS= read -r line || [[ -n $line ]]; do
+        if [[ $line =~ ^'<!-- gen_ir: '(.*)' -->'$ ]]; then
+            printf '%s\n' "$line"
+            run_block "${BASH_REMATCH[1]}"
+            skipping=1
+            continue
+        fi
+        [[ $line == '<!-- /gen_ir -->' ]] && skipping=0
+        ((skipping)) || printf '%s\n' "$line"
+    done <"$page" >"$tmp"
+    if ((skipping)); then
+        echo "gen_ir.sh: $(basename "$page"): a gen_ir block has no closing <!-- /gen_ir -->" >&2
+        rm -f "$tmp"
+        exit 2
+    fi
+    if cmp -s "$page" "$tmp"; then
+        rm -f "$tmp"
+    elif ((check)); then
+        echo "gen_ir.sh: $(basename "$page") is out of date:" >&2
+        diff -u "$page" "$tmp" >&2 || true
+        rm -f "$tmp"
+        stale=1
+    else
+        cat "$tmp" >"$page"
+        rm -f "$tmp"
+        echo "gen_ir.sh: updated $(basename "$page")"
+    fi
+done
+exit $stale
