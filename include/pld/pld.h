@@ -196,6 +196,14 @@ typedef struct pld_counters {
     uint64_t bytes_self;       /* the same paths with peer == this rank */
     uint64_t notifies, waits;  /* signal operations issued */
     uint64_t wait_ns;          /* time spent blocked in waits */
+    /* the URMA queue model of pld_indexed_all_to_all_v (a5sim) */
+    uint64_t urma_sqes;      /* send queue entries built (at most 12 rows each) */
+    uint64_t urma_wqebbs;    /* WQE basic blocks used: 4 per SQE */
+    uint64_t urma_nops;      /* of those, NOP padding */
+    uint64_t urma_doorbells; /* one per segment of at most 64 SQEs */
+    uint64_t urma_cqes;      /* completions waited for: one per non-empty remote send */
+    uint64_t merged_ranges;  /* runs of contiguous source rows moved as one copy */
+    uint64_t self_stages;    /* 8 KiB stages of the self path */
 } pld_counters;
 pld_counters pld_ctx_counters(const pld_ctx *c);
 pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out);
