@@ -63,6 +63,35 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
 void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
                       pld_tensor send_counts, pld_dtensor recv_counts);
 
+/* Indexed all-to-all-v (MoE token dispatch; a5sim URMA model only, else
+ * PLD_ERR_UNSUPPORTED). input [Nmax,H] fp32 or int8 (plain tensor); index
+ * INT32 [P,C]; target window [P*C,H]. Source s writes input_s[index_s[d][j]]
+ * into target_d[s*C + j] for j < send_counts_s[d]; rows at and beyond the
+ * count keep their contents; index entries past the count are never read.
+ * send_counts: window INT32 [P,1] (peers read it); recv_counts: INT32 [P,1],
+ * written by this rank only: recv_counts[s] = send_counts_s[me].
+ * signal INT32 [P, S >= core_num]; signal, send_counts and recv_counts are
+ * distinct. Counts outside [0,C], read indices outside [0,Nmax) and a send
+ * that overflows the peer's SQ (ceil(count/12)*4 > depth) are PLD_ERR_DATA.
+ * core_num: 1 .. the profile's AIV cores; core b sends to peers b, b+B, ... */
+void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
+                              pld_dtensor signal, pld_dtensor send_counts, pld_tensor recv_counts,
+                              pld_tensor index, int core_num);
+
+/* Indexed combine: the reverse of pld_indexed_all_to_all_v, run after the
+ * experts processed the dispatched rows in place. With the same
+ * send_counts window and index as the dispatch, on rank s:
+ *   output[t] = sum over (d, j < send_counts_s[d]) with index_s[d][j] == t
+ *               of weights[d][j] * expert_out_d[s*C + j]      (fp32)
+ * and 0 for rows nothing was dispatched from. expert_out: window fp32
+ * [P*C,H] (the dispatch target, or a window of the same shape); output:
+ * fp32 [Nmax,H]; weights: fp32 [P,C] like index (e.g. the router's gate
+ * values). signal INT32 [P, S >= core_num]. Results do not depend on
+ * core_num. Any profile. */
+void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
+                         pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
+                         pld_tensor weights, int core_num);
+
 /* ---- host twins: launch the builtin on every rank ----------------------- */
 pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);
 pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,

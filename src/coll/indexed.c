@@ -8,17 +8,17 @@ void pld__indexed_check(pld_ctx *c, const char *api, pld_dtensor signal, pld_dte
                         pld_tensor index, int64_t nmax, int64_t h, size_t elt, int core_num,
                         pld__indexed *out)
 {
-    char dims[96], msg[256];
+    char dims[96];
     int p = c->nranks;
-    pld_status st = pld__profile_allows(&c->w->profile, PLD__OP_INDEXED_ALL_TO_ALL_V, msg,
-                                        sizeof msg);
-    if (st != PLD_OK)
-        pld__kraise(c, st, api, "%s", msg);
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
         pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)",
                     core_num, c->w->profile.aiv_cores, c->w->profile.name);
     pld__check_tensor(c, api, "index", index);
     pld__check_dtensor(c, api, "send_counts", send_counts);
+    pld__check_dtensor(c, api, "signal", signal);
+    if (signal.buf == send_counts.buf)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "signal and send_counts are the same window '%s'",
+                    signal.buf->name);
     pld__coll_check_signal(c, api, signal, core_num);
     if (index.dtype != PLD_INT32 || index.ndim != 2 || index.shape[0] != p)
         pld__kraise(c, PLD_ERR_ARG, api, "index must be INT32 [P=%d, C] (got %s %s)", p,
@@ -29,9 +29,6 @@ void pld__indexed_check(pld_ctx *c, const char *api, pld_dtensor signal, pld_dte
         pld__kraise(c, PLD_ERR_ARG, api, "send_counts '%s' must be INT32 [P=%d, 1] (got %s %s)",
                     send_counts.buf->name, p, pld_dtype_name(send_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, send_counts.shape, send_counts.ndim));
-    if (signal.buf == send_counts.buf)
-        pld__kraise(c, PLD_ERR_ALIAS, api, "signal and send_counts are the same window '%s'",
-                    signal.buf->name);
     out->nmax = nmax;
     out->h = h;
     out->cap = index.shape[1];
