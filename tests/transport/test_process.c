@@ -151,6 +151,7 @@ Test(process, two_hundred_random_kills_never_hang, .timeout = 600)
 
 /* ---- the host dies: workers follow, nothing is left in /dev/shm ---------------- */
 
+/* pld objects in /dev/shm (other programs' entries may come and go). */
 static int count_dev_shm(void)
 {
     DIR *d = opendir("/dev/shm");
@@ -158,7 +159,27 @@ static int count_dev_shm(void)
     if (!d)
         return 0;
     for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
+        n += strstr(e->d_name, "pld") != NULL;
+    closedir(d);
+    return n;
+}
+
+/* Shared-memory file descriptors of pld held by this process. */
+static int count_arena_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    char path[300], target[256];
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) {
+            target[len] = '\0';
+            n += strstr(target, "pld") != NULL;
+        }
+    }
     closedir(d);
     return n;
 }
@@ -205,8 +226,10 @@ Test(process, sigkill_host_leaves_no_orphans, .timeout = 60)
 Test(process, finalize_leaves_no_workers_or_shm, .timeout = 60)
 {
     int before = count_dev_shm();
+    cr_assert_eq(count_arena_fds(), 0);
     args *a;
     pld_world *w = make("0-7", &a, 8);
+    cr_assert_eq(count_arena_fds(), 1, "the world holds its arena");
     int pids[8];
     for (int r = 0; r < 8; r++)
         pids[r] = pld_rank_pid(w, r);
@@ -214,6 +237,7 @@ Test(process, finalize_leaves_no_workers_or_shm, .timeout = 60)
     for (int r = 0; r < 8; r++)
         cr_assert(!alive(pids[r]), "worker %d survived", r);
     cr_assert_eq(count_dev_shm(), before);
+    cr_assert_eq(count_arena_fds(), 0, "finalize must close the arena");
 }
 
 /* ---- private host memory --------------------------------------------------------- */
