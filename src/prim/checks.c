@@ -40,8 +40,6 @@ void pld__check_peer(pld_ctx *c, const char *api, int peer)
 void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,
                          const int64_t *off, const int64_t *ext, pld__region *out)
 {
-    char owner[PLD__NAME_MAX + 16];
-    snprintf(owner, sizeof owner, "window '%s'", t.buf->name);
-    pld__region_make(c, api, what, owner, t.ndim, t.shape, off, ext, pld_dtype_size(t.dtype),
+    pld__region_make(c, api, what, t.buf->name, t.ndim, t.shape, off, ext, pld_dtype_size(t.dtype),
                      out);
 }

@@ -24,9 +24,10 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
                           int64_t cols);
 void pld__region_of_tile(const pld_tile *t, pld__region *r);
 /* Region a tile covers inside an N-D array (innermost two dims) at offsets;
- * checks dtype, offsets count and bounds. */
+ * checks dtype, offsets count and bounds. wname: the window's name, or NULL
+ * for a plain tensor. */
 void pld__tile_region_in(pld_ctx *c, const char *api, const char *what, const pld_tile *t,
-                         const char *owner, int nd, const int64_t *full, pld_dtype dtype,
+                         const char *wname, int nd, const int64_t *full, pld_dtype dtype,
                          const int64_t *offsets, pld__region *out);
 void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned char *src,
                       const pld__region *sr);

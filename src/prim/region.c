@@ -69,19 +69,27 @@ size_t pld__region_bytes(const pld__region *r)
     return (size_t)pld__region_numel(r) * r->esz;
 }
 
-void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *owner, int nd,
+const char *pld__owner(char *buf, size_t n, const char *wname)
+{
+    if (!wname)
+        return "tensor";
+    snprintf(buf, n, "window '%s'", wname);
+    return buf;
+}
+
+void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *wname, int nd,
                       const int64_t *full, const int64_t *off, const int64_t *ext, size_t esz,
                       pld__region *out)
 {
-    char a[96], b[192];
+    char a[96], b[192], owner[PLD__NAME_MAX + 16];
     int n = pld__idx_count(off);
     if (n >= 0 && n != nd)
         pld__kraise(c, PLD_ERR_ARG, api, "%s offsets have %d entries but %s has %d dims", what, n,
-                    owner, nd);
+                    pld__owner(owner, sizeof owner, wname), nd);
     n = pld__idx_count(ext);
     if (n >= 0 && n != nd)
         pld__kraise(c, PLD_ERR_ARG, api, "%s shape has %d entries but %s has %d dims", what, n,
-                    owner, nd);
+                    pld__owner(owner, sizeof owner, wname), nd);
     out->nd = nd;
     out->esz = esz;
     for (int i = 0; i < nd; i++) {
@@ -95,7 +103,7 @@ void pld__region_make(pld_ctx *c, const char *api, const char *what, const char 
                         pld__fmt_region(b, sizeof b, out));
         if (out->off[i] < 0 || out->off[i] > full[i] - out->ext[i])
             pld__kraise(c, PLD_ERR_BOUNDS, api, "%s region %s is outside %s %s", what,
-                        pld__fmt_region(b, sizeof b, out), owner,
+                        pld__fmt_region(b, sizeof b, out), pld__owner(owner, sizeof owner, wname),
                         pld__fmt_dims(a, sizeof a, full, nd));
     }
 }

@@ -34,11 +34,15 @@ size_t pld__region_bytes(const pld__region *r);
 
 /* Builds a region from an array shape, offsets (NULL = origin) and extents
  * (NULL = whole array). Checks the offsets' count (PLD_IDX) and the bounds;
- * on failure raises `api`'s error naming `what` and `owner`
+ * on failure raises `api`'s error naming `what` and the array: the window
+ * `wname`, or a plain tensor when wname is NULL
  * ("dst region [3,0]+[1,64] is outside window 'data' [2,64]"). */
-void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *owner,
+void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *wname,
                       int nd, const int64_t *full, const int64_t *off, const int64_t *ext,
                       size_t esz, pld__region *out);
+
+/* "window 'data'" or "tensor", for messages (formatted only when raising). */
+const char *pld__owner(char *buf, size_t n, const char *wname);
 
 /* Pads r with leading unit dims to nd dims. */
 void pld__region_pad(pld__region *r, int nd);

@@ -24,14 +24,13 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
 {
     static const char api[] = "pld_remote_load";
     pld__region wr, tr;
-    char owner[PLD__NAME_MAX + 16], reg[128];
+    char reg[128];
     pld__check_live(c);
     if (!dst)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
     pld__check_dtensor(c, api, "src", src);
     pld__check_peer(c, api, peer);
-    snprintf(owner, sizeof owner, "window '%s'", src.buf->name);
-    pld__tile_region_in(c, api, "src", dst, owner, src.ndim, src.shape, src.dtype, offsets, &wr);
+    pld__tile_region_in(c, api, "src", dst, src.buf->name, src.ndim, src.shape, src.dtype, offsets, &wr);
     pld__region_of_tile(dst, &tr);
     pld__region_pad(&tr, wr.nd);
     pld__xfer_from_peer(c, api, dst->data, &tr, src.buf, peer, &wr);
@@ -45,15 +44,14 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
 {
     static const char api[] = "pld_remote_store";
     pld__region wr, tr;
-    char owner[PLD__NAME_MAX + 16], reg[128];
+    char reg[128];
     pld__check_live(c);
     if (!src)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
     pld__check_dtensor(c, api, "dst", dst);
     pld__check_peer(c, api, peer);
     pld__check_atomic(c, api, atomic, dst.dtype);
-    snprintf(owner, sizeof owner, "window '%s'", dst.buf->name);
-    pld__tile_region_in(c, api, "dst", src, owner, dst.ndim, dst.shape, dst.dtype, offsets, &wr);
+    pld__tile_region_in(c, api, "dst", src, dst.buf->name, dst.ndim, dst.shape, dst.dtype, offsets, &wr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&tr, wr.nd);
     pld__xfer_to_peer(c, api, dst.buf, peer, &wr, src->data, &tr, atomic, dst.dtype);

@@ -112,12 +112,14 @@ void pld__region_of_tile(const pld_tile *t, pld__region *r)
 }
 
 void pld__tile_region_in(pld_ctx *c, const char *api, const char *what, const pld_tile *t,
-                         const char *owner, int nd, const int64_t *full, pld_dtype dtype,
+                         const char *wname, int nd, const int64_t *full, pld_dtype dtype,
                          const int64_t *offsets, pld__region *out)
 {
+    char owner[PLD__NAME_MAX + 16];
     if (t->dtype != dtype)
         pld__kraise(c, PLD_ERR_ARG, api, "tile t%d is %s but %s is %s", t->id,
-                    pld_dtype_name(t->dtype), owner, pld_dtype_name(dtype));
+                    pld_dtype_name(t->dtype), pld__owner(owner, sizeof owner, wname),
+                    pld_dtype_name(dtype));
     int64_t ext[PLD_MAX_DIMS];
     for (int i = 0; i < nd; i++)
         ext[i] = 1;
@@ -125,13 +127,14 @@ void pld__tile_region_in(pld_ctx *c, const char *api, const char *what, const pl
         if (t->rows != 1)
             pld__kraise(c, PLD_ERR_ARG, api,
                         "tile t%d [%lld,%lld] has more than one row but %s is 1-D", t->id,
-                        (long long)t->rows, (long long)t->cols, owner);
+                        (long long)t->rows, (long long)t->cols,
+                        pld__owner(owner, sizeof owner, wname));
         ext[0] = t->cols;
     } else {
         ext[nd - 2] = t->rows;
         ext[nd - 1] = t->cols;
     }
-    pld__region_make(c, api, what, owner, nd, full, offsets, ext, pld_dtype_size(dtype), out);
+    pld__region_make(c, api, what, wname, nd, full, offsets, ext, pld_dtype_size(dtype), out);
 }
 
 /* Copies between a tile and a region of plain memory, run by run. */
@@ -179,7 +182,7 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
     if (!dst)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
     pld__check_tensor(c, api, "src", src);
-    pld__tile_region_in(c, api, "src", dst, "tensor", src.ndim, src.shape, src.dtype, offsets,
+    pld__tile_region_in(c, api, "src", dst, NULL, src.ndim, src.shape, src.dtype, offsets,
                         &sr);
     pld__region_of_tile(dst, &tr);
     pld__region_pad(&tr, sr.nd);
@@ -198,7 +201,7 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
     if (!src)
         pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
     pld__check_tensor(c, api, "dst", dst);
-    pld__tile_region_in(c, api, "dst", src, "tensor", dst.ndim, dst.shape, dst.dtype, offsets,
+    pld__tile_region_in(c, api, "dst", src, NULL, dst.ndim, dst.shape, dst.dtype, offsets,
                         &dr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&tr, dr.nd);

@@ -34,15 +34,16 @@ static const char *which_given(const pld_xfer *x)
 
 /* Region extents for a tensor of `nd` dims from a shape of `n` dims,
  * right-aligned; the dropped leading extents must be 1. */
-static void fit_shape(pld_ctx *c, const char *api, const char *what, int nd, const int64_t *shape,
-                      int n, int64_t *ext)
+static void fit_shape(pld_ctx *c, const char *api, const char *wname, int nd,
+                      const int64_t *shape, int n, int64_t *ext)
 {
-    char dims[96];
+    char dims[96], owner[PLD__NAME_MAX + 16];
     for (int i = 0; i < n - nd; i++)
         if (shape[i] != 1)
             pld__kraise(c, PLD_ERR_ARG, api,
                         "shape %s does not fit the %d-D %s (its leading extents must be 1)",
-                        pld__fmt_dims(dims, sizeof dims, shape, n), nd, what);
+                        pld__fmt_dims(dims, sizeof dims, shape, n), nd,
+                        pld__owner(owner, sizeof owner, wname));
     for (int i = 0; i < nd; i++)
         ext[i] = shape[n - nd + i];
 }
@@ -51,7 +52,7 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
                       const char *wrole, pld_tensor loc, const char *lrole,
                       const int64_t *w_off, const int64_t *l_off, xfer_plan *p)
 {
-    char a[96], b[96], owner[PLD__NAME_MAX + 16];
+    char a[96], b[96];
     size_t esz = pld_dtype_size(win.dtype);
     int given = (x->dst_offsets != NULL) + (x->src_offsets != NULL) + (x->shape != NULL);
     if (given != 0 && given != 3)
@@ -60,7 +61,6 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
     if (win.dtype != loc.dtype)
         pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' is %s but %s tensor is %s", wrole,
                     win.buf->name, pld_dtype_name(win.dtype), lrole, pld_dtype_name(loc.dtype));
-    snprintf(owner, sizeof owner, "window '%s'", win.buf->name);
     int n = win.ndim > loc.ndim ? win.ndim : loc.ndim;
     if (given == 0) {
         if (win.ndim != loc.ndim ||
@@ -70,8 +70,9 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
                         "dst_offsets/src_offsets/shape to move a sub-region",
                         wrole, win.buf->name, pld__fmt_dims(a, sizeof a, win.shape, win.ndim),
                         lrole, pld__fmt_dims(b, sizeof b, loc.shape, loc.ndim));
-        pld__region_make(c, api, wrole, owner, win.ndim, win.shape, NULL, NULL, esz, &p->wr);
-        pld__region_make(c, api, lrole, "tensor", loc.ndim, loc.shape, NULL, NULL, esz, &p->lr);
+        pld__region_make(c, api, wrole, win.buf->name, win.ndim, win.shape, NULL, NULL, esz,
+                         &p->wr);
+        pld__region_make(c, api, lrole, NULL, loc.ndim, loc.shape, NULL, NULL, esz, &p->lr);
     } else {
         int64_t wext[PLD_MAX_DIMS], lext[PLD_MAX_DIMS];
         int sn = pld__idx_count(x->shape);
@@ -79,10 +80,11 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
             pld__kraise(c, PLD_ERR_ARG, api,
                         "shape has %d entries; it needs %d (the larger ndim of the two tensors)",
                         sn, n);
-        fit_shape(c, api, owner, win.ndim, x->shape, n, wext);
-        fit_shape(c, api, "tensor", loc.ndim, x->shape, n, lext);
-        pld__region_make(c, api, wrole, owner, win.ndim, win.shape, w_off, wext, esz, &p->wr);
-        pld__region_make(c, api, lrole, "tensor", loc.ndim, loc.shape, l_off, lext, esz, &p->lr);
+        fit_shape(c, api, win.buf->name, win.ndim, x->shape, n, wext);
+        fit_shape(c, api, NULL, loc.ndim, x->shape, n, lext);
+        pld__region_make(c, api, wrole, win.buf->name, win.ndim, win.shape, w_off, wext, esz,
+                         &p->wr);
+        pld__region_make(c, api, lrole, NULL, loc.ndim, loc.shape, l_off, lext, esz, &p->lr);
     }
     pld__region_pad(&p->wr, n);
     pld__region_pad(&p->lr, n);
