@@ -92,7 +92,8 @@ const char *pld_window_buffer_name(const pld_window_buffer *buf);
 size_t pld_window_buffer_size(const pld_window_buffer *buf);
 
 /* Host memory visible to every rank (on every transport that shares memory
- * with the host). Zeroed. NULL on failure. */
+ * with the host). Zeroed. NULL on failure. Blocks not freed with
+ * pld_host_free are released by pld_world_finalize. */
 void *pld_host_alloc(pld_world *w, size_t bytes);
 void pld_host_free(pld_world *w, void *p);
 

@@ -17,7 +17,15 @@ typedef struct tp_thread_rank {
     pthread_t tid;
 } tp_thread_rank;
 
+/* Header in front of every pld_host_alloc block: finalize frees what the
+ * program did not. 64 bytes keep the user's block cache-line aligned. */
+typedef struct tp_host_block {
+    _Alignas(PLD__CACHELINE) struct tp_host_block *prev, *next;
+} tp_host_block;
+
 typedef struct tp_thread_state {
+    pthread_mutex_t host_lock;
+    tp_host_block host_blocks; /* list head */
     _Atomic uint32_t launch_gen; /* bumped to start a launch (futex word) */
     _Atomic uint32_t pending;    /* ranks still running the launch (futex word) */
     _Atomic int quit;
@@ -72,6 +80,8 @@ static pld_status tp_thread_world_init(pld_world *w)
     }
     memset(w->sh, 0, w->sh_bytes);
     pld__world_shared_init(w->sh, w->nranks, w->profile.aiv_cores);
+    pthread_mutex_init(&s->host_lock, NULL);
+    s->host_blocks.prev = s->host_blocks.next = &s->host_blocks;
     w->tp_state = s;
 
     pthread_attr_t attr;
@@ -105,6 +115,12 @@ static void tp_thread_world_fini(pld_world *w)
     if (!s)
         return;
     tp_thread_stop(s);
+    while (s->host_blocks.next != &s->host_blocks) {
+        tp_host_block *b = s->host_blocks.next;
+        s->host_blocks.next = b->next;
+        free(b);
+    }
+    pthread_mutex_destroy(&s->host_lock);
     free(s->ranks);
     free(s);
     free(w->sh);
@@ -158,14 +174,32 @@ static void tp_thread_window_free(pld_world *w, pld_window_buffer *buf)
 
 static void *tp_thread_host_alloc(pld_world *w, size_t bytes)
 {
-    (void)w;
-    return calloc(1, bytes);
+    tp_thread_state *s = w->tp_state;
+    if (bytes > SIZE_MAX - sizeof(tp_host_block))
+        return NULL;
+    tp_host_block *b = aligned_alloc(PLD__CACHELINE, (sizeof *b + bytes + PLD__CACHELINE - 1) &
+                                                         ~(size_t)(PLD__CACHELINE - 1));
+    if (!b)
+        return NULL;
+    memset(b + 1, 0, bytes);
+    pthread_mutex_lock(&s->host_lock);
+    b->prev = &s->host_blocks;
+    b->next = s->host_blocks.next;
+    b->next->prev = b;
+    s->host_blocks.next = b;
+    pthread_mutex_unlock(&s->host_lock);
+    return b + 1;
 }
 
 static void tp_thread_host_free(pld_world *w, void *p)
 {
-    (void)w;
-    free(p);
+    tp_thread_state *s = w->tp_state;
+    tp_host_block *b = (tp_host_block *)p - 1;
+    pthread_mutex_lock(&s->host_lock);
+    b->prev->next = b->next;
+    b->next->prev = b->prev;
+    pthread_mutex_unlock(&s->host_lock);
+    free(b);
 }
 
 static int tp_thread_host_visible(pld_world *w, const void *p, size_t bytes)
