@@ -8,30 +8,46 @@
  * PLD_IDX records (address, length) in a small per-thread ring so calls can
  * check the number of offsets. A lookup consumes the record: stack reuse can
  * then never pair a stale length with a plain array. */
-#define IDX_RING 32
-static _Thread_local struct {
-    const int64_t *p;
-    int n;
-} idx_ring[IDX_RING];
-static _Thread_local unsigned idx_head;
+#define IDX_RING 16
+
+typedef struct idx_ring {
+    const int64_t *p[IDX_RING];
+    int n[IDX_RING];
+    unsigned head;
+    unsigned live; /* marks not yet looked up: nothing to scan when 0 */
+} idx_ring;
+
+/* initial-exec: a plain %fs-relative access, not a __tls_get_addr call on
+ * every primitive (this is on the hot path of every call with offsets) */
+#if defined(__GNUC__)
+#define PLD__TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define PLD__TLS_FAST
+#endif
+static _Thread_local idx_ring ring PLD__TLS_FAST;
 
 const int64_t *pld__idx_mark(const int64_t *v, int n)
 {
-    idx_ring[idx_head % IDX_RING].p = v;
-    idx_ring[idx_head % IDX_RING].n = n;
-    idx_head++;
+    idx_ring *r = &ring;
+    unsigned slot = r->head++ % IDX_RING;
+    if (!r->p[slot])
+        r->live++;
+    r->p[slot] = v;
+    r->n[slot] = n;
     return v;
 }
 
 int pld__idx_count(const int64_t *v)
 {
-    if (!v)
+    idx_ring *r = &ring;
+    if (!v || r->live == 0)
         return -1;
     for (unsigned i = 0; i < IDX_RING; i++) {
-        unsigned slot = (idx_head - 1 - i) % IDX_RING;
-        if (idx_ring[slot].p == v) {
-            idx_ring[slot].p = NULL;
-            return idx_ring[slot].n;
+        unsigned slot = (r->head - 1 - i) % IDX_RING;
+        if (r->p[slot] == v) {
+            r->p[slot] = NULL;
+            r->live--;
+            return r->n[slot];
         }
     }
     return -1;
