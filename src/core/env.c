@@ -7,7 +7,8 @@
  *   PLD_CHECK            comma list: signals, race
  *   PLD_DEBUG            WARN | INFO | TRACE
  *   PLD_IR               1: record and print rank 0's lowering listing
- *   PLD_SPIN             spin iterations before a wait sleeps */
+ *   PLD_SPIN             spin iterations before a wait yields
+ *   PLD_YIELDS           sched_yield rounds before it sleeps (oversubscribed) */
 #include <stdlib.h>
 #include <string.h>
 

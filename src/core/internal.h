@@ -172,7 +172,8 @@ struct pld_world {
     int *device_ids;
     pld__profile profile;
     int wait_timeout_ms;
-    int spin;                    /* spin iterations before a wait sleeps */
+    int spin;                    /* spin iterations before a wait yields */
+    int yields;                  /* sched_yield rounds before it sleeps */
     unsigned check;
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */

@@ -115,6 +115,9 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     w->spin = (int)pld__env_long("PLD_SPIN", w->nranks <= (ncpu > 0 ? ncpu : 1) ? 2000 : 50);
     if (w->spin < 0)
         w->spin = 0;
+    w->yields = (int)pld__env_long("PLD_YIELDS", w->nranks <= (ncpu > 0 ? ncpu : 1) ? 0 : 64);
+    if (w->yields < 0)
+        w->yields = 0;
     w->check = cfg->check | pld__env_check_bits();
     w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
     atomic_init(&w->ir_on, w->ir_print);

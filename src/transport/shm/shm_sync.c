@@ -8,6 +8,7 @@
  * Both sides use seq_cst, so either the waiter sees the new cell value or the
  * notifier sees the sleeper. */
 #include <errno.h>
+#include <sched.h>
 
 #include "transport/shm/shm.h"
 
@@ -77,6 +78,17 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
         if (atomic_load_explicit(&sh->abort_status, memory_order_relaxed))
             return PLD_ERR_PEER;
         cpu_relax();
+    }
+    /* Oversubscribed, the rank we wait for is usually runnable on our core:
+     * handing it the core (a microsecond) beats sleeping and being woken
+     * (several). A bounded number of yields, then sleep for real. */
+    for (int i = 0; i < c->w->yields; i++) {
+        sched_yield();
+        if (pld__wait_satisfied(atomic_load_explicit(cell, memory_order_acquire), wd->expected,
+                                wd->cmp))
+            return PLD_OK;
+        if (atomic_load_explicit(&sh->abort_status, memory_order_relaxed))
+            return PLD_ERR_PEER;
     }
 
     pld__agent *ag = c->ag;
