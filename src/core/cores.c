@@ -34,6 +34,7 @@ static void *core_main(void *p)
         s->g->fn(c, s->b, s->g->arg);
     while (c->tiles)
         pld_tile_free(c, c->tiles);
+    pld__trace_close(c);
     atomic_store(&c->ag->state, PLD__RS_DONE);
     free(s);
     return NULL;
@@ -89,6 +90,7 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
         k->core = b;
         k->ncores = ncores;
         k->ub_cap = c->w->profile.ub_bytes; /* every core has its own UB */
+        k->trace = c->trace ? pld__trace_open() : NULL;
         k->depth = c->depth;
         memcpy(k->scope, c->scope, sizeof k->scope);
         memset(&k->ag->counters, 0, sizeof k->ag->counters);

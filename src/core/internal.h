@@ -152,6 +152,19 @@ struct pld_tile {
     struct pld_tile *next, *prev;
 };
 
+/* ---- trace export (src/trace/trace.c) --------------------------------------- */
+
+typedef struct pld__trace_buf pld__trace_buf;
+pld__trace_buf *pld__trace_open(void);
+/* Writes the agent's events to its part file and frees the buffer. */
+void pld__trace_close(pld_ctx *c);
+/* Host, after a launch: merge the parts and rewrite the trace file. */
+void pld__trace_flush(pld_world *w);
+/* A slice: t0 = pld__trace_begin(c); ... pld__trace_end(c, "pld_put", t0, bytes).
+ * Free when tracing is off (one branch). */
+uint64_t pld__trace_begin(const pld_ctx *c);
+void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes);
+
 /* ---- the lowering recorder (src/trace/ir.c) ---------------------------- */
 
 typedef struct pld__ir pld__ir;
@@ -178,6 +191,8 @@ struct pld_world {
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */
     char *trace_path;
+    char *trace_text;            /* events of past launches (host) */
+    size_t trace_len, trace_cap;
 
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
     pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */
@@ -224,6 +239,8 @@ struct pld_ctx {
     const char *scope[4];        /* enclosing builtin calls, for messages */
     int depth;
     pld__ir *ir;                 /* non-NULL on rank 0 when recording */
+    pld__trace_buf *trace;       /* non-NULL when tracing */
+    uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
 };
 
 /* Raises a kernel error: records the message (first error of the group

@@ -76,14 +76,18 @@ void pld_fail(pld_ctx *c, const char *fmt, ...)
 
 void pld__scope_push(pld_ctx *c, const char *name)
 {
-    if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0]))
+    if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0])) {
         c->scope[c->depth] = name;
+        c->scope_t0[c->depth] = pld__trace_begin(c);
+    }
     c->depth++;
 }
 
 void pld__scope_pop(pld_ctx *c)
 {
     c->depth--;
+    if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0]))
+        pld__trace_end(c, c->scope[c->depth], c->scope_t0[c->depth], -1);
 }
 
 static void free_tiles(pld_ctx *c)
@@ -111,12 +115,14 @@ void pld__rank_main(pld_world *w, int rank)
         c->tp = w->tp;
         c->ub_cap = w->profile.ub_bytes;
         c->ir = (rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
+        c->trace = w->trace_path ? pld__trace_open() : NULL;
         if (c->ir)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
         atomic_store(&ag->state, PLD__RS_RUNNING);
         if (setjmp(c->jb) == 0)
             w->kernel(c, w->kernel_arg);
         free_tiles(c);
+        pld__trace_close(c);
         free(c);
     }
     atomic_store(&ag->state, PLD__RS_DONE);
@@ -168,6 +174,7 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
         snprintf(w->errmsg, sizeof w->errmsg, "%s", sh->errmsg);
     if (w->ir_print && first == 0)
         pld_ir_dump(w, stdout);
+    pld__trace_flush(w);
     return st;
 }
 

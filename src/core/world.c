@@ -180,6 +180,7 @@ void pld_world_finalize(pld_world *w)
     w->tp->host_free(w, w->windows);
     w->tp->world_fini(w);
     pld__ir_free(w->ir);
+    free(w->trace_text);
     free(w->trace_path);
     free(w->device_ids);
     free(w);

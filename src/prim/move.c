@@ -26,6 +26,7 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     pld__runs it;
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
+    uint64_t t0 = pld__trace_begin(c);
     pld__runs_init(&it, wr, sr);
     while (st == PLD_OK && pld__runs_next(&it, &woff, &soff, &n)) {
         if (atomic == PLD_ATOMIC_ADD)
@@ -36,6 +37,7 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer into '%s' at peer %d failed", buf->name, peer);
     count_out(c, peer, pld__region_bytes(wr));
+    pld__trace_end(c, api, t0, (int64_t)pld__region_bytes(wr));
 }
 
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
@@ -44,10 +46,12 @@ void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const 
     pld__runs it;
     size_t doff, woff, n;
     pld_status st = PLD_OK;
+    uint64_t t0 = pld__trace_begin(c);
     pld__runs_init(&it, dr, wr);
     while (st == PLD_OK && pld__runs_next(&it, &doff, &woff, &n))
         st = c->tp->get(c, dst + doff, buf, peer, woff, n);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
     count_in(c, peer, pld__region_bytes(wr));
+    pld__trace_end(c, api, t0, (int64_t)pld__region_bytes(wr));
 }

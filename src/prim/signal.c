@@ -33,6 +33,7 @@ void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets
 {
     static const char api[] = "pld_notify";
     int64_t coords[PLD_MAX_DIMS];
+    uint64_t t0 = pld__trace_begin(c);
     pld__check_live(c);
     size_t off = signal_cell(c, api, signal, offsets, coords);
     pld__check_peer(c, api, peer);
@@ -50,6 +51,7 @@ void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets
                      pld__fmt_dims(cell, sizeof cell, coords, signal.ndim),
                      op == PLD_NOTIFY_SET ? "=" : "+=", (int)value);
     }
+    pld__trace_end(c, api, t0, -1);
 }
 
 void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
@@ -79,8 +81,10 @@ void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t ex
     uint64_t t0 = pld__now_ns();
     pld_status st = c->tp->signal_wait(c, &wd);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
-    if (PLD__LIKELY(st == PLD_OK))
+    if (PLD__LIKELY(st == PLD_OK)) {
+        pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
         return;
+    }
     if (st == PLD_ERR_TIMEOUT) {
         char cell[96];
         pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",

@@ -1,0 +1,138 @@
+/* Chrome / Perfetto trace export (PLD_TRACE=file.json or cfg.trace_path).
+ *
+ * Every agent (a core of a rank) records one complete event per primitive
+ * and one enclosing event per builtin call, in its own buffer: no sharing,
+ * no locks on the hot path. When the agent's kernel ends it writes its
+ * events to a part file next to the trace; after the launch the host folds
+ * the parts into its running list and rewrites the JSON file, so the trace
+ * is complete after every launch and works for ranks in other processes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+typedef struct pld__trace_ev {
+    const char *name;     /* static string: the public call */
+    uint64_t t0, t1;      /* ns, CLOCK_MONOTONIC (the same clock in every process) */
+    int64_t bytes;        /* payload, or -1 */
+} pld__trace_ev;
+
+struct pld__trace_buf {
+    pld__trace_ev *ev;
+    size_t n, cap;
+};
+
+uint64_t pld__trace_begin(const pld_ctx *c)
+{
+    return c->trace ? pld__now_ns() : 0;
+}
+
+void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
+{
+    pld__trace_buf *b = c->trace;
+    if (!b)
+        return;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        pld__trace_ev *grown = realloc(b->ev, sizeof *grown * cap);
+        if (!grown)
+            return; /* a trace with a gap beats a failed kernel */
+        b->ev = grown;
+        b->cap = cap;
+    }
+    b->ev[b->n++] = (pld__trace_ev){.name = name, .t0 = t0, .t1 = pld__now_ns(), .bytes = bytes};
+}
+
+pld__trace_buf *pld__trace_open(void)
+{
+    return calloc(1, sizeof(pld__trace_buf));
+}
+
+static void part_path(const pld_world *w, int rank, int core, char *out, size_t n)
+{
+    snprintf(out, n, "%s.part.%d.%d", w->trace_path, rank, core);
+}
+
+void pld__trace_close(pld_ctx *c)
+{
+    pld__trace_buf *b = c->trace;
+    if (!b)
+        return;
+    char path[4096];
+    part_path(c->w, c->rank, c->core, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        /* tid = rank * 1000 + core: one track per rank (and per core) */
+        int tid = c->rank * 1000 + c->core;
+        for (size_t i = 0; i < b->n; i++) {
+            const pld__trace_ev *e = &b->ev[i];
+            fprintf(f,
+                    ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
+                    "\"dur\":%.3f",
+                    e->name, tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
+            if (e->bytes >= 0)
+                fprintf(f, ",\"args\":{\"bytes\":%" PRId64 "}", e->bytes);
+            fputc('}', f);
+        }
+        fclose(f);
+    } else {
+        PLD__LOG(PLD__LOG_WARN, c->rank, "trace: cannot write %s", path);
+    }
+    free(b->ev);
+    free(b);
+    c->trace = NULL;
+}
+
+/* Host, after a launch: fold the parts into the running event text and
+ * rewrite the trace file. */
+void pld__trace_flush(pld_world *w)
+{
+    if (!w->trace_path)
+        return;
+    char path[4096];
+    for (int r = 0; r < w->nranks; r++) {
+        for (int b = 0; b < w->profile.aiv_cores; b++) {
+            part_path(w, r, b, path, sizeof path);
+            FILE *f = fopen(path, "r");
+            if (!f)
+                continue;
+            char chunk[65536];
+            size_t got;
+            while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+                if (w->trace_len + got + 1 > w->trace_cap) {
+                    size_t cap = w->trace_cap ? w->trace_cap : 65536;
+                    while (cap < w->trace_len + got + 1)
+                        cap *= 2;
+                    char *grown = realloc(w->trace_text, cap);
+                    if (!grown)
+                        break;
+                    w->trace_text = grown;
+                    w->trace_cap = cap;
+                }
+                memcpy(w->trace_text + w->trace_len, chunk, got);
+                w->trace_len += got;
+            }
+            fclose(f);
+            unlink(path);
+        }
+    }
+    FILE *out = fopen(w->trace_path, "w");
+    if (!out) {
+        PLD__LOG(PLD__LOG_WARN, -1, "trace: cannot write %s", w->trace_path);
+        return;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"pld\"}}", out);
+    for (int r = 0; r < w->nranks; r++)
+        fprintf(out,
+                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
+                "\"args\":{\"name\":\"rank %d (device %d)\"}}",
+                r * 1000, r, w->device_ids[r]);
+    if (w->trace_len)
+        fwrite(w->trace_text, 1, w->trace_len, out);
+    fputs("\n]}\n", out);
+    fclose(out);
+}

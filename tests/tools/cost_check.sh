@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/tools/cost_check.sh PLD [TRANSPORT]
+# `pld cost` agrees with a measured run: for every collective, the card
+# printed by `pld cost X -d 0-3 -s 1M` equals (a) the counters of the same
+# call run once by `pld cost --measure` ("agrees", exit 0), and (b) the
+# "peer bytes" and "self bytes" the bench measures at that size.
+set -u
+pld=$1
+transport=${2:-thread}
+fail=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+die() { echo "FAIL: $*"; fail=1; }
+
+for spec in barrier broadcast "broadcast -r 3" allgather "allgather --mode inplace" \
+    reduce_scatter allreduce "allreduce --mode ring" all_to_all all_to_all_v; do
+    # shellcheck disable=SC2086
+    "$pld" cost $spec -d 0-3 -s 1M --measure --transport "$transport" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    [ "$rc" = 0 ] || die "pld cost $spec --measure: exit status $rc"
+    grep -q DIFFERS "$out" && die "pld cost $spec: counters differ from the card"
+    grep -q agrees "$out" || die "pld cost $spec: no measured rows"
+    # card rows: ranks to_peers from_peers self rounds
+    card=$(grep -v '^#' "$out" | awk '{ m = $2 + $3; if (m > max) max = m; if ($4 > s) s = $4 } END { print max + 0, s + 0 }')
+    # shellcheck disable=SC2086
+    "$pld" bench $spec -d 0-3 -b 1M -e 1M -n 2 -w 1 --transport "$transport" >"$out" 2>&1 ||
+        die "pld bench $spec: exit status $?"
+    bench=$(grep -v '^#' "$out" | awk '{ print $12 + 0, $14 + 0 }')
+    [ "$card" = "$bench" ] || die "pld cost $spec card (peer, self) = $card, pld bench measured $bench"
+done
+[ "$fail" = 0 ] && echo "PASS"
+exit "$fail"

@@ -1,0 +1,171 @@
+/* The cost cards `pld cost` prints (tools/bench/cost.c) against the byte
+ * counters of a real run: every builtin and mode of `pld bench`, P = 1, 2,
+ * 3, 4 and 8, several dtypes, a tiny, a ragged and a UB-chunked size, every
+ * root of broadcast. The run is the bench's own kernel (tools/bench/run.c):
+ * one timed and one checked call, results verified element by element.
+ *
+ * Per rank and call: bytes_to_peers, bytes_from_peers and bytes_self equal
+ * the card exactly; the card's barrier rounds equal waits / (P-1) for every
+ * algorithm built from credit barriers (all but the ring, whose waits are
+ * per neighbour, not per round). The transport comes from
+ * PLD_TEST_TRANSPORT (thread by default; ctest also runs it on process). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cost.h"
+#include "run.h"
+#include "sweep.h"
+
+static pld_world *world(int p)
+{
+    char devs[32];
+    snprintf(devs, sizeof devs, "0-%d", p - 1);
+    pld_config cfg = {.devices = devs, .transport = getenv("PLD_TEST_TRANSPORT")};
+    pld_world *w = NULL;
+    pld_status st = pld_world_init(&w, &cfg);
+    cr_assert_eq(st, PLD_OK, "pld_world_init(%s): %s: %s", devs, pld_status_name(st),
+                 pld_last_error());
+    return w;
+}
+
+/* One checked run of (coll, mode, dtype, size, root) against the card. */
+static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64_t req, int root)
+{
+    int p = pld_world_size(w);
+    pld_info_limits lim;
+    pld_world_limits(w, &lim);
+    bench_spec spec = {.coll = c, .mode = mode, .dtype = dt, .op = PLD_SUM, .root = root,
+                       .iters = 1, .warmup = 0, .check = 1};
+    bench_runner *r = NULL;
+    bench_result res;
+    cr_assert_eq(bench_runner_open(w, &spec, &r), PLD_OK, "%s", pld_world_error(w));
+    pld_status st = bench_runner_size(r, req, &res);
+    cr_assert_eq(st, PLD_OK, "%s (%s) %s %lld B P=%d: %s: %s", bench_coll_name(c),
+                 bench_mode_name(mode), pld_dtype_name(dt), (long long)req, p,
+                 pld_status_name(st), pld_world_error(w));
+    cr_expect_eq(res.wrong, 0, "%s (%s) %s %lld B P=%d: %lld wrong elements", bench_coll_name(c),
+                 bench_mode_name(mode), pld_dtype_name(dt), (long long)res.shape.bytes, p,
+                 (long long)res.wrong);
+    cr_assert_eq(res.ncalls, 2);
+    size_t esz = pld_dtype_size(dt);
+    uint64_t P = (uint64_t)p;
+    for (int q = 0; q < p; q++) {
+        bench_card k;
+        bench_card_make(c, mode, p, q, root, &res.shape, esz, lim.ub_bytes, &k);
+        const pld_counters *m = &res.counters[q];
+        const char *what = bench_coll_name(c);
+#define CARD_EQ(field, want)                                                                       \
+    cr_expect_eq(m->field, 2 * (want),                                                             \
+                 "%s (%s) %s size %lld P=%d rank %d root %d: " #field " %llu over 2 calls, card "  \
+                 "%llu per call",                                                                  \
+                 what, bench_mode_name(mode), pld_dtype_name(dt), (long long)res.shape.bytes, p,   \
+                 q, root, (unsigned long long)m->field, (unsigned long long)(want))
+        CARD_EQ(bytes_to_peers, k.to_peers);
+        CARD_EQ(bytes_from_peers, k.from_peers);
+        CARD_EQ(bytes_self, k.self);
+#undef CARD_EQ
+        if (p > 1 && !(c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING)) {
+            /* 3 pld_barriers of the bench kernel: P-1 waits each */
+            uint64_t waits = (m->waits - 3 * (P - 1)) / 2;
+            cr_expect_eq(waits, (uint64_t)k.rounds * (P - 1),
+                         "%s (%s) %s size %lld P=%d rank %d: %llu waits per call, card %d "
+                         "rounds x (P-1)",
+                         what, bench_mode_name(mode), pld_dtype_name(dt),
+                         (long long)res.shape.bytes, p, q, (unsigned long long)waits, k.rounds);
+        }
+    }
+    bench_runner_close(r);
+}
+
+static void cards(int p)
+{
+    static const pld_dtype movers[] = {PLD_FP32, PLD_BF16, PLD_INT8, PLD_INT64};
+    static const pld_dtype reducers[] = {PLD_FP32, PLD_BF16, PLD_INT32};
+    /* tiny, ragged (not a multiple of P or 64), one UB chunk and more */
+    static const int64_t sizes[] = {8, 4004, 600000};
+    static const struct {
+        bench_coll c;
+        bench_mode mode;
+    } algos[] = {{BENCH_BARRIER, BENCH_MODE_DEFAULT},  {BENCH_BROADCAST, BENCH_MODE_PULL},
+                 {BENCH_ALLGATHER, BENCH_MODE_PUSH},   {BENCH_ALLGATHER, BENCH_MODE_INPLACE},
+                 {BENCH_REDUCE_SCATTER, BENCH_MODE_PULL}, {BENCH_ALLREDUCE, BENCH_MODE_MESH},
+                 {BENCH_ALLREDUCE, BENCH_MODE_RING},   {BENCH_ALL_TO_ALL, BENCH_MODE_PUSH},
+                 {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH}};
+    pld_world *w = world(p);
+    for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+        bench_coll c = algos[a].c;
+        int reduces = bench_coll_reduces(c);
+        size_t ndt = c == BENCH_BARRIER ? 1 : reduces ? 3 : 4;
+        size_t nsz = c == BENCH_BARRIER ? 1 : sizeof sizes / sizeof sizes[0];
+        for (size_t d = 0; d < ndt; d++)
+            for (size_t s = 0; s < nsz; s++)
+                for (int root = 0; root < (c == BENCH_BROADCAST ? p : 1); root++)
+                    one(w, c, algos[a].mode, reduces ? reducers[d] : movers[d], sizes[s], root);
+    }
+    pld_world_finalize(w);
+}
+
+Test(tool_cost, cards_equal_counters_p1, .timeout = 120)
+{
+    cards(1);
+}
+Test(tool_cost, cards_equal_counters_p2, .timeout = 120)
+{
+    cards(2);
+}
+Test(tool_cost, cards_equal_counters_p3, .timeout = 120)
+{
+    cards(3);
+}
+Test(tool_cost, cards_equal_counters_p4, .timeout = 180)
+{
+    cards(4);
+}
+Test(tool_cost, cards_equal_counters_p8, .timeout = 300)
+{
+    cards(8);
+}
+
+/* The mesh allreduce's rounds follow the UB size (PLD_UB_BYTES): a smaller
+ * UB means more chunks, and the card must follow. */
+Test(tool_cost, mesh_rounds_follow_the_ub, .timeout = 60)
+{
+    setenv("PLD_UB_BYTES", "16384", 1);
+    pld_world *w = world(3);
+    pld_info_limits lim;
+    pld_world_limits(w, &lim);
+    cr_assert_eq(lim.ub_bytes, 16384);
+    one(w, BENCH_ALLREDUCE, BENCH_MODE_MESH, PLD_FP32, 100000, 0);
+    one(w, BENCH_REDUCE_SCATTER, BENCH_MODE_PULL, PLD_FP32, 100000, 0);
+    pld_world_finalize(w);
+}
+
+/* The shapes behind the size column (nccl-tests semantics). */
+Test(tool_cost, shapes_follow_nccl_tests)
+{
+    bench_shape s;
+    bench_shape_make(BENCH_ALLGATHER, 4, 4, 1 << 20, &s);
+    cr_expect(s.bytes == 1 << 20 && s.rows == 4 && s.cols == 65536, "allgather 1 MiB P=4");
+    bench_shape_make(BENCH_ALLGATHER, 8, 4, 8, &s); /* at least one element per rank */
+    cr_expect(s.bytes == 32 && s.cols == 1, "allgather 8 B P=8 -> %lld B", (long long)s.bytes);
+    bench_shape_make(BENCH_ALLREDUCE, 3, 2, 1001, &s);
+    cr_expect(s.bytes == 1000 && s.count == 500, "allreduce 1001 B bf16 -> %lld B",
+              (long long)s.bytes);
+    bench_shape_make(BENCH_ALL_TO_ALL_V, 2, 4, 4096, &s);
+    cr_expect(s.m == 4 && s.rows == 8 && s.cols == 128 && s.bytes == 4096, "all_to_all_v 4 KiB");
+    bench_shape_make(BENCH_ALL_TO_ALL_V, 3, 4, 36, &s);
+    cr_expect(s.m == 1 && s.rows == 3 && s.cols == 3 && s.bytes == 36, "all_to_all_v 36 B P=3");
+    cr_expect_float_eq(bench_busbw_factor(BENCH_ALLREDUCE, 4), 1.5, 1e-12);
+    cr_expect_float_eq(bench_busbw_factor(BENCH_ALLGATHER, 4), 0.75, 1e-12);
+    cr_expect_float_eq(bench_busbw_factor(BENCH_BROADCAST, 4), 1.0, 1e-12);
+    int64_t v;
+    cr_expect(bench_size_parse("64M", &v) == 0 && v == 64 << 20);
+    cr_expect(bench_size_parse("4K", &v) == 0 && v == 4096);
+    cr_expect(bench_size_parse("1.5K", &v) == 0 && v == 1536);
+    cr_expect(bench_size_parse("1G", &v) == 0 && v == 1 << 30);
+    cr_expect(bench_size_parse("12X", &v) == -1);
+    cr_expect(bench_size_parse("", &v) == -1);
+    cr_expect(bench_size_parse("-4", &v) == -1);
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/tools/usage_check.sh PLD
+# Bad arguments are usage errors: exit status 2 and a message on stderr
+# naming the problem (nothing on stdout). Help exits 0.
+set -u
+pld=$1
+fail=0
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+
+expect() { # expect STATUS WORD... : runs pld WORD...
+    want=$1
+    shift
+    got_out=$("$pld" "$@" 2>"$err")
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        echo "FAIL: pld $*: exit status $rc, expected $want"
+        cat "$err"
+        fail=1
+    elif [ "$want" = 2 ] && { [ ! -s "$err" ] || [ -n "$got_out" ]; }; then
+        echo "FAIL: pld $*: a usage error must explain itself on stderr only"
+        fail=1
+    else
+        echo "ok ($rc): pld $*  -> $(head -1 "$err")"
+    fi
+}
+
+expect 2
+expect 2 frobnicate
+expect 2 bench
+expect 2 bench allgatherer
+expect 2 bench allgather allreduce
+expect 2 bench allgather -b 1X
+expect 2 bench allgather -b 64K -e 8
+expect 2 bench allgather -e
+expect 2 bench allgather -f 1
+expect 2 bench allgather -n 0
+expect 2 bench allgather -w -1
+expect 2 bench allgather -c 2
+expect 2 bench allgather --dtype fp8
+expect 2 bench allgather --op sum
+expect 2 bench allgather --mode ring
+expect 2 bench allreduce --mode inplace
+expect 2 bench allreduce --op avg
+expect 2 bench allreduce --dtype int8
+expect 2 bench reduce_scatter --op max
+expect 2 bench broadcast -d 0,1 --root 2
+expect 2 bench allgather --no-such-option
+expect 2 bench allgather -d 0,0
+expect 2 bench allgather -d 0,1 --transport carrier-pigeon
+expect 2 bench allgather -d 0,1 --transport mpi
+expect 2 bench allgather -d 0,1 --vs-mpi
+expect 2 bench allgather -p a5
+expect 2 cost
+expect 2 cost allgather
+expect 2 cost allgather -s 1M --mode mesh
+expect 2 cost allgather -s lots
+expect 2 cost allgather all_to_all -s 1M
+expect 2 cost broadcast -d 0-3 -s 1K --root 4
+expect 2 info --verbose
+expect 0 --help
+expect 0 bench --help
+expect 0 cost --help
+expect 0 info
+[ "$fail" = 0 ] && echo "PASS"
+exit "$fail"

@@ -1,0 +1,81 @@
+/* PLD_TRACE / cfg.trace_path: a Chrome trace with one track per rank (and
+ * per core), one slice per primitive, builtins as enclosing slices. */
+#include <criterion/criterion.h>
+#include <pld/pld.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct targs {
+    pld_dtensor sig, data;
+} targs;
+
+static void kernel(pld_ctx *c, void *p)
+{
+    targs *a = p;
+    pld_barrier(c, a->sig);
+    pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, pld_nranks(c) == 3 ? 2 : 1);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no trace at %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static void run(const char *transport)
+{
+    char path[] = "/tmp/pld-trace-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    pld_config cfg = {.devices = "0-2", .transport = transport, .trace_path = path};
+    pld_world *w;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK, "%s", pld_last_error());
+    targs *a = pld_host_alloc(w, sizeof *a);
+    pld_window_buffer *sb, *db;
+    cr_assert_eq(pld_alloc_window_buffer(w, 3 * 2 * 4, "sig", &sb), PLD_OK);
+    cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(3, 2), &a->sig), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(w, 4096 * 4, "data", &db), PLD_OK);
+    cr_assert_eq(pld_window(db, PLD_FP32, 1, PLD_IDX(4096), &a->data), PLD_OK);
+    cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
+    cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
+    char *s = slurp(path);
+    cr_assert(strncmp(s, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 38) == 0, "%.80s", s);
+    cr_assert(strstr(s, "\"name\":\"rank 2 (device 2)\""), "track names");
+    /* builtins enclose their primitives; every rank and the second core have a track */
+    for (int tid = 0; tid < 3; tid++) {
+        char want[96];
+        snprintf(want, sizeof want, "\"name\":\"pld_barrier\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
+                 tid * 1000);
+        cr_assert(strstr(s, want), "no barrier slice for rank %d", tid);
+        snprintf(want, sizeof want, "\"name\":\"pld_remote_load\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
+                 tid * 1000 + 1);
+        cr_assert(strstr(s, want), "no remote_load slice on core 1 of rank %d", tid);
+    }
+    cr_assert(strstr(s, "\"args\":{\"bytes\":"), "transfers carry their bytes");
+    /* two launches: both are in the file */
+    int barriers = 0;
+    for (const char *p = s; (p = strstr(p, "\"name\":\"pld_barrier\"")); p++)
+        barriers++;
+    cr_assert_eq(barriers, 2 * 3, "one barrier per rank per launch, got %d", barriers);
+    cr_assert(strcmp(s + strlen(s) - 4, "\n]}\n") == 0, "the JSON is closed");
+    free(s);
+    pld_world_finalize(w);
+    char part[600];
+    snprintf(part, sizeof part, "%s.part.0.0", path);
+    cr_assert_neq(access(part, F_OK), 0, "part files are removed");
+    unlink(path);
+}
+
+Test(trace, thread_transport, .timeout = 60) { run("thread"); }
+Test(trace, process_transport, .timeout = 60) { run("process"); }
