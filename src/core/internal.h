@@ -152,6 +152,8 @@ struct pld_tile {
     struct pld_tile *next, *prev;
 };
 
+typedef struct pld__race pld__race; /* src/check/race.c */
+
 /* ---- trace export (src/trace/trace.c) --------------------------------------- */
 
 typedef struct pld__trace_buf pld__trace_buf;
@@ -196,6 +198,7 @@ struct pld_world {
 
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
     pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */
+    pld__race *race;             /* PLD_CHECK_RACE state, NULL when off */
     pld__world_shared *sh;       /* control block every rank reaches */
     size_t sh_bytes;
 
@@ -303,6 +306,11 @@ void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *ou
 /* PLD_CHECK_SIGNALS (src/check/signal_check.c): verifies this rank's slice
  * of a builtin's signal is all-zero (on entry, or after the call). */
 void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after);
+
+/* The race checker (src/check/race.c, PLD_CHECK=race, thread transport). */
+pld__race *pld__race_new(int nranks);
+void pld__race_reset(pld__race *r);
+void pld__race_free(pld__race *r);
 
 /* Monotonic clock in nanoseconds. */
 uint64_t pld__now_ns(void);

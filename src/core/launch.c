@@ -164,6 +164,7 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     w->errmsg[0] = '\0';
     w->kernel = kernel;
     w->kernel_arg = arg;
+    pld__race_reset(w->race); /* launches are ordered by the host: start clean */
     pld__ir_reset(w->ir);
 
     pld_status st = w->tp->launch(w);

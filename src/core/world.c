@@ -142,6 +142,20 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         w->tp->world_fini(w);
         goto err_ir;
     }
+    if (w->check & PLD_CHECK_RACE) {
+        if (strcmp(w->tp->name, "thread")) {
+            st = pld__init_fail(PLD_ERR_UNSUPPORTED,
+                                "pld_world_init: the race checker (PLD_CHECK=race) runs on the "
+                                "thread transport, not '%s'",
+                                w->tp->name);
+            pld_world_finalize(w);
+            return st;
+        }
+        if (!(w->race = pld__race_new(w->nranks))) {
+            pld_world_finalize(w);
+            return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+        }
+    }
     if (w->check & PLD_CHECK_SIGNALS) {
         pld_window_buffer *cb;
         int64_t shape[2] = {w->nranks, 1};
@@ -179,6 +193,7 @@ void pld_world_finalize(pld_world *w)
             pld_free_window_buffer(w, w->windows[i]);
     w->tp->host_free(w, w->windows);
     w->tp->world_fini(w);
+    pld__race_free(w->race);
     pld__ir_free(w->ir);
     free(w->trace_text);
     free(w->trace_path);

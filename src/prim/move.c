@@ -27,6 +27,10 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
+    if (PLD__UNLIKELY(c->w->race)) {
+        pld__race_access(c, api, buf, peer, 0, wr, atomic == PLD_ATOMIC_ADD ? 2 : 1);
+        pld__race_tensor(c, api, src, sr, 0);
+    }
     pld__runs_init(&it, wr, sr);
     while (st == PLD_OK && pld__runs_next(&it, &woff, &soff, &n)) {
         if (atomic == PLD_ATOMIC_ADD)
@@ -47,6 +51,10 @@ void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const 
     size_t doff, woff, n;
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
+    if (PLD__UNLIKELY(c->w->race)) {
+        pld__race_access(c, api, buf, peer, 0, wr, 0);
+        pld__race_tensor(c, api, dst, dr, 1);
+    }
     pld__runs_init(&it, dr, wr);
     while (st == PLD_OK && pld__runs_next(&it, &doff, &woff, &n))
         st = c->tp->get(c, dst + doff, buf, peer, woff, n);

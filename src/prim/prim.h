@@ -43,6 +43,18 @@ void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const 
 /* acc = acc op x over n elements; 0 if dtype/op is not supported. */
 int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_reduce_op op);
 
+/* Race checker hooks (only called when c->w->race is set). */
+void pld__race_release(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off);
+void pld__race_acquire(pld_ctx *c, pld_window_buffer *buf, size_t off);
+/* An access to owner's slice of buf: the region of an array starting `base`
+ * bytes into the slice. kind: 0 read, 1 write, 2 atomic add. */
+void pld__race_access(pld_ctx *c, const char *api, pld_window_buffer *buf, int owner,
+                      size_t base, const pld__region *region, int write);
+/* An access through a plain tensor: recorded when the tensor lies in one of
+ * this rank's window slices. */
+void pld__race_tensor(pld_ctx *c, const char *api, const void *data, const pld__region *region,
+                      int write);
+
 /* atomic must be None/Add, and Add needs an additive dtype. */
 void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype);
 

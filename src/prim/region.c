@@ -195,8 +195,8 @@ int pld__runs_next(pld__runs *it, size_t *a_off, size_t *b_off, size_t *bytes)
     return 1;
 }
 
-int pld__regions_overlap(const unsigned char *base_a, const pld__region *a,
-                         const unsigned char *base_b, const pld__region *b)
+int pld__regions_overlap(uintptr_t base_a, const pld__region *a, uintptr_t base_b,
+                         const pld__region *b)
 {
     pld__runs ia, ib;
     size_t ao, bo, an = 0, bn = 0, dummy;
@@ -206,9 +206,8 @@ int pld__regions_overlap(const unsigned char *base_a, const pld__region *a,
     int has_b = pld__runs_next(&ib, &bo, &dummy, &bn);
     /* Both run lists are sorted by address: sweep them together. */
     while (has_a && has_b) {
-        /* integer addresses: comparing pointers into different objects is UB */
-        uintptr_t alo = (uintptr_t)base_a + ao, ahi = alo + an;
-        uintptr_t blo = (uintptr_t)base_b + bo, bhi = blo + bn;
+        uintptr_t alo = base_a + ao, ahi = alo + an;
+        uintptr_t blo = base_b + bo, bhi = blo + bn;
         if (alo < bhi && blo < ahi)
             return 1;
         if (ahi <= blo)

@@ -47,9 +47,10 @@ const char *pld__owner(char *buf, size_t n, const char *wname);
 /* Pads r with leading unit dims to nd dims. */
 void pld__region_pad(pld__region *r, int nd);
 
-/* 1 if the two regions (laid out from base_a / base_b) share any byte. */
-int pld__regions_overlap(const unsigned char *base_a, const pld__region *a,
-                         const unsigned char *base_b, const pld__region *b);
+/* 1 if the two regions (laid out from addresses base_a / base_b) share any
+ * byte. Bases are integers: they may be offsets rather than pointers. */
+int pld__regions_overlap(uintptr_t base_a, const pld__region *a, uintptr_t base_b,
+                         const pld__region *b);
 
 /* Formats "[a,b]+[c,d]" for messages. */
 const char *pld__fmt_region(char *buf, size_t n, const pld__region *r);

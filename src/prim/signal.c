@@ -40,6 +40,8 @@ void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets
     if (op != PLD_NOTIFY_ATOMIC_ADD && op != PLD_NOTIFY_SET)
         pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_notify_op (AtomicAdd=0, Set=1)",
                     (int)op);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
     pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name,
@@ -76,12 +78,17 @@ void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t ex
     }
     /* fast path: already satisfied, no clock reads */
     int32_t v = c->tp->signal_load(c, signal.buf, wd.off);
-    if (pld__wait_satisfied(v, expected, cmp))
+    if (pld__wait_satisfied(v, expected, cmp)) {
+        if (PLD__UNLIKELY(c->w->race))
+            pld__race_acquire(c, signal.buf, wd.off);
         return;
+    }
     uint64_t t0 = pld__now_ns();
     pld_status st = c->tp->signal_wait(c, &wd);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK)) {
+        if (PLD__UNLIKELY(c->w->race))
+            pld__race_acquire(c, signal.buf, wd.off);
         pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
         return;
     }

@@ -186,6 +186,8 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
                         &sr);
     pld__region_of_tile(dst, &tr);
     pld__region_pad(&tr, sr.nd);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_tensor(c, api, src.data, &sr, 0);
     pld__copy_region(dst->data, &tr, src.data, &sr);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.load t%d <- tensor%s", dst->id,
@@ -205,6 +207,8 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
                         &dr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&tr, dr.nd);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_tensor(c, api, dst.data, &dr, 1);
     pld__copy_region(dst.data, &dr, src->data, &tr);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.store t%d -> tensor%s", src->id,

@@ -196,7 +196,8 @@ static void check_self_alias(pld_ctx *c, const char *api, pld_window_buffer *buf
     if (peer != c->rank)
         return;
     const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->rank);
-    if (mine && pld__regions_overlap(mine, &p->wr, local, &p->lr))
+    /* integer addresses: comparing pointers into different objects is UB */
+    if (mine && pld__regions_overlap((uintptr_t)mine, &p->wr, (uintptr_t)local, &p->lr))
         pld__kraise(c, PLD_ERR_ALIAS, api,
                     "window '%s' region %s and the tensor region %s overlap in memory "
                     "(peer is this rank)",
