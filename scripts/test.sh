@@ -10,7 +10,7 @@ run() { # build-dir sanitizer [extra ctest args]
     local dir=$1 san=$2
     shift 2
     echo "== build $dir (sanitizer: ${san:-none})"
-    cmake -S . -B "$dir" -DPLD_SANITIZE="$san" >/dev/null
+    cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON >/dev/null
     cmake --build "$dir" -j"$jobs" >/dev/null
     # a sleeping rank must not be mistaken for a hang: generous per-test timeouts
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300 "$@"
