@@ -52,6 +52,7 @@ static void send_remote(pld_ctx *c, dispatch *a, int d)
     pld__urma_plan(rows, &u);
     if (rows == 0)
         return;
+    uint64_t t0 = pld__trace_begin(c);
     range_arg r = {.c = c, .a = a, .peer = d, .slot0 = (int64_t)c->rank * a->ix.cap};
     int64_t ranges = pld__indexed_ranges(idx, rows, move_range, &r);
     pld_counters *k = &c->ag->counters;
@@ -68,6 +69,8 @@ static void send_remote(pld_ctx *c, dispatch *a, int d)
                      d, (long long)rows, (long long)ranges, (long long)u.sqes,
                      (long long)u.wqebbs, (long long)u.nops, (long long)u.doorbells,
                      (long long)u.cqes);
+    /* one trace slice per peer send: the SQEs, doorbells and the CQE wait */
+    pld__trace_urma(c, d, rows, u.sqes, u.wqebbs, u.nops, u.doorbells, t0);
 }
 
 /* Self rows [lo, hi) of this call through the 8 x 8 KiB stage ring. */

@@ -166,6 +166,9 @@ void pld__trace_flush(pld_world *w);
  * Free when tracing is off (one branch). */
 uint64_t pld__trace_begin(const pld_ctx *c);
 void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes);
+/* A "urma.send" slice carrying the queue model's numbers for one peer. */
+void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
+                     int64_t nops, int64_t doorbells, uint64_t t0);
 
 /* ---- the lowering recorder (src/trace/ir.c) ---------------------------- */
 

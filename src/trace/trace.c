@@ -18,6 +18,7 @@ typedef struct pld__trace_ev {
     const char *name;     /* static string: the public call */
     uint64_t t0, t1;      /* ns, CLOCK_MONOTONIC (the same clock in every process) */
     int64_t bytes;        /* payload, or -1 */
+    int64_t urma[6];      /* urma.send: peer, rows, SQEs, WQEBBs, NOPs, doorbells */
 } pld__trace_ev;
 
 struct pld__trace_buf {
@@ -43,7 +44,23 @@ void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
         b->ev = grown;
         b->cap = cap;
     }
-    b->ev[b->n++] = (pld__trace_ev){.name = name, .t0 = t0, .t1 = pld__now_ns(), .bytes = bytes};
+    b->ev[b->n++] = (pld__trace_ev){.name = name, .t0 = t0, .t1 = pld__now_ns(), .bytes = bytes,
+                                    .urma = {-1}};
+}
+
+static const char urma_send[] = "urma.send";
+
+void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
+                     int64_t nops, int64_t doorbells, uint64_t t0)
+{
+    pld__trace_buf *b = c->trace;
+    if (!b)
+        return;
+    pld__trace_end(c, urma_send, t0, -1);
+    if (b->n && b->ev[b->n - 1].name == urma_send) { /* appended (not out of memory) */
+        int64_t *u = b->ev[b->n - 1].urma;
+        u[0] = peer, u[1] = rows, u[2] = sqes, u[3] = wqebbs, u[4] = nops, u[5] = doorbells;
+    }
 }
 
 pld__trace_buf *pld__trace_open(void)
@@ -75,6 +92,12 @@ void pld__trace_close(pld_ctx *c)
                     e->name, tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
             if (e->bytes >= 0)
                 fprintf(f, ",\"args\":{\"bytes\":%" PRId64 "}", e->bytes);
+            else if (e->urma[0] >= 0)
+                fprintf(f,
+                        ",\"args\":{\"peer\":%" PRId64 ",\"rows\":%" PRId64 ",\"sqes\":%" PRId64
+                        ",\"wqebbs\":%" PRId64 ",\"nops\":%" PRId64 ",\"doorbells\":%" PRId64
+                        ",\"cqes\":1}",
+                        e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
             fputc('}', f);
         }
         fclose(f);
