@@ -79,3 +79,55 @@ static void run(const char *transport)
 
 Test(trace, thread_transport, .timeout = 60) { run("thread"); }
 Test(trace, process_transport, .timeout = 60) { run("process"); }
+
+/* The URMA queue model appears in the trace: one urma.send slice per peer. */
+typedef struct dargs {
+    pld_dtensor target, sig, counts;
+    float input[2][26 * 4];
+    int32_t index[2][2 * 26], recv[2][2];
+} dargs;
+
+static void dispatch(pld_ctx *c, void *p)
+{
+    dargs *a = p;
+    int r = pld_rank(c);
+    pld_indexed_all_to_all_v(c, pld_tensor_make(a->input[r], PLD_FP32, 2, PLD_IDX(26, 4)),
+                             a->target, a->sig, a->counts,
+                             pld_tensor_make(a->recv[r], PLD_INT32, 2, PLD_IDX(2, 1)),
+                             pld_tensor_make(a->index[r], PLD_INT32, 2, PLD_IDX(2, 26)), 1);
+}
+
+Test(trace, urma_sends, .timeout = 60)
+{
+    char path[] = "/tmp/pld-trace-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    pld_config cfg = {.devices = "0,1", .platform = "a5sim", .trace_path = path};
+    pld_world *w;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK, "%s", pld_last_error());
+    dargs *a = pld_host_alloc(w, sizeof *a);
+    pld_window_buffer *tb, *sb, *cb;
+    cr_assert_eq(pld_alloc_window_buffer(w, 2 * 26 * 4 * 4, "target", &tb), PLD_OK);
+    cr_assert_eq(pld_window(tb, PLD_FP32, 2, PLD_IDX(52, 4), &a->target), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(w, 8, "sig", &sb), PLD_OK);
+    cr_assert_eq(pld_window(sb, PLD_INT32, 2, PLD_IDX(2, 1), &a->sig), PLD_OK);
+    cr_assert_eq(pld_alloc_window_buffer(w, 8, "counts", &cb), PLD_OK);
+    cr_assert_eq(pld_window(cb, PLD_INT32, 2, PLD_IDX(2, 1), &a->counts), PLD_OK);
+    for (int r = 0; r < 2; r++) {
+        pld_tensor t;
+        cr_assert_eq(pld_window_host_view(w, a->counts, r, &t), PLD_OK);
+        ((int32_t *)t.data)[1 - r] = 25; /* 25 rows to the peer: 3 SQEs */
+        for (int j = 0; j < 25; j++)
+            a->index[r][(1 - r) * 26 + j] = j;
+    }
+    cr_assert_eq(pld_launch(w, dispatch, a), PLD_OK, "%s", pld_world_error(w));
+    char *s = slurp(path);
+    cr_assert(strstr(s, "\"name\":\"urma.send\"") &&
+                  strstr(s, "\"args\":{\"peer\":1,\"rows\":25,\"sqes\":3,\"wqebbs\":12,\"nops\":3,"
+                            "\"doorbells\":1,\"cqes\":1}"),
+              "%s", s);
+    free(s);
+    pld_world_finalize(w);
+    unlink(path);
+}
