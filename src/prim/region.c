@@ -12,6 +12,8 @@
 
 typedef struct idx_ring {
     const int64_t *p[IDX_RING];
+    int64_t first[IDX_RING]; /* v[0] when marked: a plain array reusing the
+                                address of a stale mark rarely matches it */
     int n[IDX_RING];
     unsigned head;
     unsigned live; /* marks not yet looked up: nothing to scan when 0 */
@@ -33,6 +35,7 @@ const int64_t *pld__idx_mark(const int64_t *v, int n)
     if (!r->p[slot])
         r->live++;
     r->p[slot] = v;
+    r->first[slot] = v[0];
     r->n[slot] = n;
     return v;
 }
@@ -47,7 +50,7 @@ int pld__idx_count(const int64_t *v)
         if (r->p[slot] == v) {
             r->p[slot] = NULL;
             r->live--;
-            return r->n[slot];
+            return r->first[slot] == v[0] ? r->n[slot] : -1;
         }
     }
     return -1;

@@ -6,10 +6,13 @@
 pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape)
 {
     pld_tensor t = {.data = data, .dtype = dtype, .ndim = ndim};
-    /* invalid ndim is kept as is: the first call that uses the tensor
-     * reports it with the call's name */
+    /* The PLD_IDX mark is consumed here, so it can never be paired later
+     * with another array at the same address. A shape shorter than ndim
+     * leaves zero extents, and an invalid ndim is kept as is: the first call
+     * that uses the tensor reports either with the call's name. */
+    int n = pld__idx_count(shape);
     if (shape && ndim >= 1 && ndim <= PLD_MAX_DIMS)
-        memcpy(t.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        memcpy(t.shape, shape, sizeof(int64_t) * (size_t)(n >= 0 && n < ndim ? n : ndim));
     return t;
 }
 

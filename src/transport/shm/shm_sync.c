@@ -78,6 +78,10 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
         if (atomic_load_explicit(&sh->abort_status, memory_order_relaxed))
             return PLD_ERR_PEER;
         cpu_relax();
+        /* ranks may share a core even when there are enough of them: a
+         * yield now and then costs little and lets that rank run */
+        if ((i & 255) == 255)
+            sched_yield();
     }
     /* Oversubscribed, the rank we wait for is usually runnable on our core:
      * handing it the core (a microsecond) beats sleeping and being woken

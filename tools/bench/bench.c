@@ -1,0 +1,494 @@
+/* `pld bench`: nccl-tests style measurement of the builtin collectives.
+ *
+ * One world for the whole run; per collective one signal; per size one
+ * launch (run.h). Each row: nccl-tests' columns, then %peak against a memcpy
+ * peak measured at start-up (peak.h), and the byte counters next to the
+ * cost card (cost.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cost.h"
+#include "peak.h"
+#include "run.h"
+#include "sweep.h"
+
+#define MAX_SIZES 256
+#define BENCH_WARMUP_MS 50
+#define PROGRESS_AFTER_NS 2000000000u
+
+typedef struct bench_opts {
+    pld_config cfg;
+    int ncoll;
+    bench_coll coll[BENCH_NCOLL];
+    int all;
+    int64_t b, e, inc;
+    int64_t f, iters, warmup, warmup_ms, check, root;
+    pld_dtype dtype;
+    pld_reduce_op op;
+    int op_given, dtype_given;
+    bench_mode mode;
+    const char *csv;
+    int vs_mpi, inject;
+} bench_opts;
+
+typedef struct bench_state {
+    const bench_opts *o;
+    pld_world *w;
+    int p;
+    pld_info_limits lim;
+    int nsizes;
+    int64_t sizes[MAX_SIZES];
+    double *peak;     /* memcpy GB/s per (threads, requested size); 0 = not measured yet */
+    int peak_threads; /* min(P, online cores): measured at start-up */
+    FILE *csv;
+    uint64_t start_ns, last_progress_ns;
+    int progress_tty, progress_shown;
+    /* totals */
+    double busbw_sum;
+    int busbw_n;
+    int64_t wrong;
+    int failures, card_mismatches;
+} bench_state;
+
+static int usage(FILE *out) {
+    fprintf(out,
+            "usage: pld bench <collective|all> [options]\n"
+            "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
+            "               all_to_all_v, or all (every one, in that order)\n"
+            "  -p, --platform P     a2a3sim (default) | a5sim\n"
+            "  -d, --device LIST    devices = ranks, e.g. 0,1 (default) or 0-7\n"
+            "      --transport T    thread (default) | process\n"
+            "  -b, --minbytes SIZE  smallest size (default 8); K/M/G suffixes\n"
+            "  -e, --maxbytes SIZE  largest size (default 64M)\n"
+            "  -f, --stepfactor F   multiply the size by F (default 2)\n"
+            "  -i, --stepbytes N    or add N bytes per step\n"
+            "  -n, --iters N        timed calls per size (default 20)\n"
+            "  -w, --warmup_iters N untimed calls first (default 5)\n"
+            "      --warmup-ms MS   and warm up for at least MS ms (default %d; 0: count only)\n"
+            "  -c, --check 0|1      verify every element of N more calls (default 0)\n"
+            "      --dtype T        fp32 (default) fp16 bf16 int32 int16 int8 uint8 int64 fp64\n"
+            "  -o, --op OP          sum (default) | max | min | prod (reductions)\n"
+            "  -r, --root R         broadcast root (default 0)\n"
+            "      --mode M         allgather push|inplace, allreduce mesh|ring\n"
+            "      --csv FILE       also write the rows as CSV\n"
+            "      --vs-mpi         time MPI's own collectives in the same job (needs\n"
+            "                       --transport mpi under mpirun; see bench/compare.sh)\n"
+            "size = total bytes of the collective's buffer on one rank (nccl-tests): the\n"
+            "gathered output of allgather, the [P,S] input of reduce_scatter and all_to_all.\n"
+            "time = max over ranks of one back-to-back loop / iters (us). busbw factors:\n"
+            "allreduce 2(P-1)/P, allgather/reduce_scatter/all_to_all (P-1)/P, broadcast 1.\n"
+            "%%peak = bytes all ranks copy per call (byte counters, self copies included)\n"
+            "/ time / memcpy bandwidth of min(P, cores) threads on a buffer of that size.\n"
+            "Exit status: 0, 1 if a launch failed or an element was wrong, 2 usage.\n",
+            BENCH_WARMUP_MS);
+    return out == stderr ? CLI_EXIT_USAGE : 0;
+}
+
+static int parse(bench_opts *o, int argc, char **argv) {
+    cli k;
+    const char *arg, *v;
+    cli_init(&k, "bench", argc, argv);
+    *o = (bench_opts){.b = 8,
+                      .e = (int64_t)64 << 20,
+                      .f = 2,
+                      .iters = 20,
+                      .warmup = 5,
+                      .warmup_ms = BENCH_WARMUP_MS,
+                      .dtype = PLD_FP32,
+                      .op = PLD_SUM};
+    while ((arg = cli_next(&k))) {
+#define VALUE(opt)                                                                                 \
+    if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
+        if (cli_is(&k, arg, "-p", "--platform")) {
+            VALUE("--platform");
+            o->cfg.platform = v;
+        } else if (cli_is(&k, arg, "-d", "--device")) {
+            VALUE("--device");
+            o->cfg.devices = v;
+        } else if (cli_is(&k, arg, NULL, "--transport")) {
+            VALUE("--transport");
+            o->cfg.transport = v;
+        } else if (cli_is(&k, arg, "-b", "--minbytes")) {
+            VALUE("-b");
+            if (bench_size_parse(v, &o->b))
+                return cli_usage_error(&k, "-b %s is not a size (8, 4K, 64M, 1G)", v);
+        } else if (cli_is(&k, arg, "-e", "--maxbytes")) {
+            VALUE("-e");
+            if (bench_size_parse(v, &o->e))
+                return cli_usage_error(&k, "-e %s is not a size (8, 4K, 64M, 1G)", v);
+        } else if (cli_is(&k, arg, "-f", "--stepfactor")) {
+            VALUE("-f");
+            if (cli_int(v, 2, 1 << 20, &o->f))
+                return cli_usage_error(&k, "-f %s: the step factor is an integer >= 2", v);
+        } else if (cli_is(&k, arg, "-i", "--stepbytes")) {
+            VALUE("-i");
+            if (bench_size_parse(v, &o->inc) || o->inc < 1)
+                return cli_usage_error(&k, "-i %s: the step is a size > 0", v);
+        } else if (cli_is(&k, arg, "-n", "--iters")) {
+            VALUE("-n");
+            if (cli_int(v, 1, 1000000000, &o->iters))
+                return cli_usage_error(&k, "-n %s: iterations are an integer >= 1", v);
+        } else if (cli_is(&k, arg, "-w", "--warmup_iters")) {
+            VALUE("-w");
+            if (cli_int(v, 0, 1000000000, &o->warmup))
+                return cli_usage_error(&k, "-w %s: warmup iterations are an integer >= 0", v);
+        } else if (cli_is(&k, arg, NULL, "--warmup-ms")) {
+            VALUE("--warmup-ms");
+            if (cli_int(v, 0, 3600000, &o->warmup_ms))
+                return cli_usage_error(&k, "--warmup-ms %s: milliseconds, an integer >= 0", v);
+        } else if (cli_is(&k, arg, "-c", "--check")) {
+            VALUE("-c");
+            if (cli_int(v, 0, 1, &o->check))
+                return cli_usage_error(&k, "-c %s: check is 0 or 1", v);
+        } else if (cli_is(&k, arg, NULL, "--dtype")) {
+            VALUE("--dtype");
+            if (cli_dtype(v, &o->dtype))
+                return cli_usage_error(&k,
+                                       "--dtype %s: not a dtype (fp32 fp16 bf16 int32 int16 "
+                                       "int8 uint8 int64 fp64)",
+                                       v);
+            o->dtype_given = 1;
+        } else if (cli_is(&k, arg, "-o", "--op")) {
+            VALUE("--op");
+            if (cli_op(v, &o->op))
+                return cli_usage_error(&k, "--op %s: not an op (sum max min prod)", v);
+            o->op_given = 1;
+        } else if (cli_is(&k, arg, "-r", "--root")) {
+            VALUE("--root");
+            if (cli_int(v, 0, 1 << 20, &o->root))
+                return cli_usage_error(&k, "--root %s: the root is a rank >= 0", v);
+        } else if (cli_is(&k, arg, NULL, "--mode")) {
+            VALUE("--mode");
+            if (bench_mode_parse(v, &o->mode))
+                return cli_usage_error(&k, "--mode %s: not a mode (push inplace pull mesh ring)",
+                                       v);
+        } else if (cli_is(&k, arg, NULL, "--csv")) {
+            VALUE("--csv");
+            o->csv = v;
+        } else if (cli_is(&k, arg, NULL, "--vs-mpi")) {
+            o->vs_mpi = 1;
+        } else if (cli_is(&k, arg, NULL, "--inject-error")) {
+            o->inject = 1; /* test hook (tests/tools): proves -c 1 counts wrong elements */
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error(&k, "unknown option '%s'", arg);
+        } else if (o->ncoll || o->all) {
+            return cli_usage_error(&k, "one collective (or 'all') per run; '%s' is extra", arg);
+        } else if (!strcmp(arg, "all")) {
+            o->all = 1;
+            for (int i = 0; i < BENCH_NCOLL; i++)
+                o->coll[o->ncoll++] = (bench_coll)i;
+        } else {
+            bench_coll c;
+            if (bench_coll_parse(arg, &c))
+                return cli_usage_error(&k, "unknown collective '%s'", arg);
+            o->coll[o->ncoll++] = c;
+        }
+#undef VALUE
+    }
+    if (!o->ncoll)
+        return cli_usage_error(&k, "which collective? (barrier broadcast allgather "
+                                   "reduce_scatter allreduce all_to_all all_to_all_v all)");
+    if (o->b > o->e)
+        return cli_usage_error(&k, "-b %lld is larger than -e %lld", (long long)o->b,
+                               (long long)o->e);
+    if (!o->all) {
+        bench_coll c = o->coll[0];
+        if (o->mode != BENCH_MODE_DEFAULT && bench_mode_resolve(c, o->mode) == BENCH_NMODE)
+            return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(c),
+                                   bench_mode_name(o->mode), bench_mode_choices(c));
+        if (o->op_given && !bench_coll_reduces(c))
+            return cli_usage_error(&k, "--op applies to allreduce and reduce_scatter, not %s",
+                                   bench_coll_name(c));
+        if (c == BENCH_REDUCE_SCATTER && o->op != PLD_SUM)
+            return cli_usage_error(&k, "reduce_scatter supports --op sum only");
+    }
+    if (o->mode != BENCH_MODE_DEFAULT) {
+        int any = 0;
+        for (int i = 0; i < o->ncoll; i++)
+            any |= bench_mode_resolve(o->coll[i], o->mode) != BENCH_NMODE;
+        if (!any)
+            return cli_usage_error(&k, "--mode %s fits none of the collectives",
+                                   bench_mode_name(o->mode));
+    }
+    int red_dtype = o->dtype == PLD_FP32 || o->dtype == PLD_FP16 || o->dtype == PLD_BF16 ||
+                    o->dtype == PLD_INT32;
+    if (!o->all && bench_coll_reduces(o->coll[0]) && !red_dtype)
+        return cli_usage_error(&k, "%s reduces fp32, fp16, bf16 and int32 only, not %s",
+                               bench_coll_name(o->coll[0]), pld_dtype_name(o->dtype));
+    return 0;
+}
+
+/* ---- progress line ------------------------------------------------------ */
+
+static void progress(bench_state *s, const char *coll, int idx, int n, int64_t bytes) {
+    uint64_t now = bench_now_ns();
+    if (now - s->start_ns < PROGRESS_AFTER_NS) return;
+    if (s->progress_tty && now - s->last_progress_ns < 250000000u) return;
+    s->last_progress_ns = now;
+    char sz[32];
+    fprintf(stderr, "%s# [%6.1f s] %s: %s (%d/%d)%s", s->progress_tty ? "\r\033[K" : "",
+            (double)(now - s->start_ns) / 1e9, coll, bench_size_fmt(sz, sizeof sz, bytes), idx + 1,
+            n, s->progress_tty ? "" : "\n");
+    fflush(stderr);
+    s->progress_shown = 1;
+}
+
+static void progress_clear(bench_state *s) {
+    if (s->progress_tty && s->progress_shown) fprintf(stderr, "\r\033[K");
+    s->progress_shown = 0;
+}
+
+/* ---- one collective ----------------------------------------------------- */
+
+static void header(bench_state *s, bench_coll c, bench_mode mode) {
+    const bench_opts *o = s->o;
+    printf("#\n# pld bench %s: %s (%s), transport %s, platform %s, P=%d (devices", pld_version(),
+           bench_coll_name(c), bench_mode_name(mode), pld_world_transport(s->w),
+           pld_world_platform(s->w), s->p);
+    for (int r = 0; r < s->p && r < 16; r++)
+        printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
+    printf("%s)\n", s->p > 16 ? ",..." : "");
+    printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld",
+           pld_dtype_name(o->dtype), bench_coll_reduces(c) ? ", op " : "",
+           bench_coll_reduces(c) ? cli_op_name(o->op) : "", (long long)o->iters,
+           (long long)o->warmup, (long long)o->warmup_ms, (long long)o->check);
+    if (c == BENCH_BROADCAST) printf(", root %lld", (long long)o->root);
+    printf("\n# cost card: %s\n", bench_card_formula(c, mode));
+    printf("#\n");
+    bench_table_header(stdout, 1);
+}
+
+/* Memcpy peak of `threads` threads on requested size i (measured on first
+ * use for thread counts other than the start-up one). */
+static double peak_for(bench_state *s, int threads, int i) {
+    double *v = &s->peak[(size_t)threads * (size_t)s->nsizes + (size_t)i];
+    if (*v == 0) *v = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
+    return *v;
+}
+
+static void run_coll(bench_state *s, bench_coll c) {
+    const bench_opts *o = s->o;
+    bench_mode mode = bench_mode_resolve(c, o->mode);
+    if (mode == BENCH_NMODE)
+        mode = bench_mode_resolve(c, BENCH_MODE_DEFAULT); /* 'all': --mode fits others */
+    pld_reduce_op op = o->op;
+    int red_dtype = o->dtype == PLD_FP32 || o->dtype == PLD_FP16 || o->dtype == PLD_BF16 ||
+                    o->dtype == PLD_INT32;
+    if (bench_coll_reduces(c) && !red_dtype) {
+        printf("#\n# %s: skipped (reductions are fp32, fp16, bf16 and int32 only)\n",
+               bench_coll_name(c));
+        return;
+    }
+    if (c == BENCH_REDUCE_SCATTER && op != PLD_SUM) {
+        printf("#\n# reduce_scatter: skipped (Sum only)\n");
+        return;
+    }
+    bench_spec spec = {.coll = c,
+                       .mode = mode,
+                       .dtype = o->dtype,
+                       .op = op,
+                       .root = (int)o->root,
+                       .iters = o->iters,
+                       .warmup = o->warmup,
+                       .warmup_ns = (uint64_t)o->warmup_ms * 1000000u,
+                       .check = (int)o->check,
+                       .inject = o->inject};
+    bench_runner *r = NULL;
+    pld_status st = bench_runner_open(s->w, &spec, &r);
+    if (st != PLD_OK) {
+        fprintf(stderr, "pld bench: %s: %s: %s\n", bench_coll_name(c), pld_status_name(st),
+                pld_world_error(s->w));
+        s->failures++;
+        return;
+    }
+    header(s, c, mode);
+    size_t esz = pld_dtype_size(o->dtype);
+    int64_t last = -1;
+    double busbw_sum = 0;
+    int rows = 0;
+    int64_t wrong = 0;
+    int nsizes = c == BENCH_BARRIER ? 1 : s->nsizes;
+    for (int i = 0; i < nsizes; i++) {
+        bench_shape sh;
+        bench_shape_make(c, s->p, esz, s->sizes[i], &sh);
+        if (sh.bytes == last) continue; /* rounding mapped two requested sizes to one shape */
+        last = sh.bytes;
+        progress(s, bench_coll_name(c), i, nsizes, sh.bytes);
+        bench_result res;
+        st = bench_runner_size(r, s->sizes[i], &res);
+        if (st != PLD_OK) {
+            progress_clear(s);
+            fflush(stdout);
+            fprintf(stderr, "pld bench: %s, %lld bytes: %s: %s\n", bench_coll_name(c),
+                    (long long)sh.bytes, pld_status_name(st), pld_world_error(s->w));
+            s->failures++;
+            break;
+        }
+        bench_row row = {.bytes = sh.bytes,
+                         .count = sh.count,
+                         .type = c == BENCH_BARRIER ? "-" : pld_dtype_name(o->dtype),
+                         .redop = bench_coll_reduces(c) ? cli_op_name(op) : "none",
+                         .root = c == BENCH_BROADCAST ? (int)o->root : -1,
+                         .time_us = res.time_ns / 1e3,
+                         .wrong = res.wrong,
+                         .card_ok = 1};
+        if (res.time_ns > 0 && sh.bytes > 0) {
+            row.algbw = (double)sh.bytes / res.time_ns;
+            row.busbw = row.algbw * bench_busbw_factor(c, s->p);
+        }
+        /* counters against the card, rank by rank */
+        uint64_t moved_all = 0;
+        int copiers = 0; /* ranks that copy at all: the threads the peak compares with */
+        for (int q = 0; q < s->p; q++) {
+            const pld_counters *k = &res.counters[q];
+            bench_card card;
+            bench_card_make(c, mode, s->p, q, (int)o->root, &sh, esz, s->lim.ub_bytes, &card);
+            uint64_t n = res.ncalls, peer = (k->bytes_to_peers + k->bytes_from_peers) / n;
+            if (k->bytes_to_peers != card.to_peers * n ||
+                k->bytes_from_peers != card.from_peers * n || k->bytes_self != card.self * n)
+                row.card_ok = 0;
+            row.peer_bytes = peer > row.peer_bytes ? peer : row.peer_bytes;
+            uint64_t want = card.to_peers + card.from_peers;
+            row.card_bytes = want > row.card_bytes ? want : row.card_bytes;
+            row.self_bytes =
+                k->bytes_self / n > row.self_bytes ? k->bytes_self / n : row.self_bytes;
+            moved_all += k->bytes_to_peers + k->bytes_from_peers + k->bytes_self;
+            copiers += k->bytes_to_peers + k->bytes_from_peers + k->bytes_self > 0;
+        }
+        if (sh.bytes > 0) {
+            int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
+            row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
+            double gbs = (double)moved_all / (double)res.ncalls / res.time_ns;
+            row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
+        }
+        progress_clear(s);
+        bench_table_row(stdout, &row, 1);
+        fflush(stdout);
+        if (s->csv)
+            bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(mode),
+                          pld_world_transport(s->w), s->p, &row, 1);
+        if (!row.card_ok) s->card_mismatches++;
+        if (res.wrong > 0) wrong += res.wrong;
+        if (sh.bytes > 0) {
+            busbw_sum += row.busbw;
+            rows++;
+        }
+    }
+    progress_clear(s);
+    bench_runner_close(r);
+    if (o->check)
+        printf("# %s: #wrong %lld%s\n", bench_coll_name(c), (long long)wrong,
+               wrong ? "  FAILED" : "");
+    if (c != BENCH_BARRIER)
+        printf("# avg busbw (%s): %.3f GB/s\n", bench_coll_name(c), rows ? busbw_sum / rows : 0);
+    s->wrong += wrong;
+    s->busbw_sum += busbw_sum;
+    s->busbw_n += rows;
+}
+
+static int vs_mpi_unavailable(const bench_opts *o) {
+    fprintf(stderr,
+            "pld bench: --vs-mpi times MPI's own collectives (MPI_Allgather, MPI_Alltoall, ...)\n"
+            "  on the same buffers in the same job, so it needs --transport mpi under mpirun.\n"
+            "  %s\n"
+            "  To compare with MPI on this machine, run bench/compare.sh: it runs pld bench on\n"
+            "  the thread and process transports and bench/mpi_coll (MPI's collectives, same\n"
+            "  sizes, same table) under mpirun back to back, and prints the ratios.\n",
+            o->cfg.transport && !strcmp(o->cfg.transport, "mpi")
+                ? "This build of pld has no mpi transport (and pld bench has no --vs-mpi yet)."
+                : "This build of pld has no mpi transport: --transport mpi is not available.");
+    return CLI_EXIT_USAGE;
+}
+
+int bench_main(int argc, char **argv) {
+    bench_opts o;
+    int rc = parse(&o, argc, argv);
+    if (rc < 0) return usage(stdout);
+    if (rc) return rc;
+    if (o.vs_mpi) return vs_mpi_unavailable(&o);
+
+    static bench_state s;
+    memset(&s, 0, sizeof s);
+    s.o = &o;
+    s.start_ns = bench_now_ns();
+    s.progress_tty = isatty(2);
+    pld_status st = pld_world_init(&s.w, &o.cfg);
+    if (st != PLD_OK) return cli_world_error("bench", st);
+    s.p = pld_world_size(s.w);
+    pld_world_limits(s.w, &s.lim);
+    if (o.root >= s.p) {
+        for (int i = 0; i < o.ncoll; i++)
+            if (o.coll[i] == BENCH_BROADCAST) {
+                fprintf(stderr,
+                        "pld bench: --root %lld is not a rank of P=%d\ntry 'pld bench "
+                        "--help'\n",
+                        (long long)o.root, s.p);
+                pld_world_finalize(s.w);
+                return CLI_EXIT_USAGE;
+            }
+    }
+    s.nsizes = bench_sweep(o.b, o.e, (int)o.f, o.inc, s.sizes, MAX_SIZES);
+    if (o.csv) {
+        s.csv = fopen(o.csv, "w");
+        if (!s.csv) {
+            perror(o.csv);
+            pld_world_finalize(s.w);
+            return 1;
+        }
+        bench_csv_header(s.csv);
+    }
+
+    /* memcpy peak per requested size, before any collective runs */
+    int cores = bench_online_cores();
+    s.peak_threads = s.p < cores ? s.p : cores;
+    s.peak = calloc((size_t)(s.peak_threads + 1) * (size_t)s.nsizes, sizeof *s.peak);
+    if (!s.peak) {
+        pld_world_finalize(s.w);
+        return 1;
+    }
+    int need_peak = 0;
+    for (int i = 0; i < o.ncoll; i++)
+        need_peak |= o.coll[i] != BENCH_BARRIER;
+    for (int i = 0; need_peak && i < s.nsizes; i++) {
+        progress(&s, "memcpy peak", i, s.nsizes, s.sizes[i]);
+        peak_for(&s, s.peak_threads, i);
+    }
+    progress_clear(&s);
+    printf("# pld bench: %d ranks on %d online cores; memcpy peak: min(P, cores) = %d "
+           "concurrent thread%s (fewer when fewer ranks copy), one buffer of the row's size "
+           "each, best of %d\n",
+           s.p, cores, s.peak_threads, s.peak_threads > 1 ? "s" : "", BENCH_PEAK_TRIALS);
+    if (need_peak) {
+        printf("# memcpy peak (GB/s):");
+        for (int i = 0; i < s.nsizes; i++) {
+            char sz[32];
+            printf("%s %s %.1f", i ? "," : "", bench_size_fmt(sz, sizeof sz, s.sizes[i]),
+                   peak_for(&s, s.peak_threads, i));
+        }
+        printf("\n");
+    }
+
+    for (int i = 0; i < o.ncoll; i++)
+        run_coll(&s, o.coll[i]);
+
+    printf("#\n# total #wrong: %s%lld, cost card = byte counters: %s\n",
+           o.check ? "" : "(not checked) ", (long long)s.wrong,
+           s.card_mismatches ? "NO (rows marked !)" : "yes, every rank and size");
+    printf("# avg busbw: %.3f GB/s\n", s.busbw_n ? s.busbw_sum / s.busbw_n : 0);
+    if (s.card_mismatches)
+        fprintf(stderr,
+                "pld bench: %d row(s) where the byte counters differ from the cost card "
+                "(marked !)\n",
+                s.card_mismatches);
+    if (s.csv) fclose(s.csv);
+    free(s.peak);
+    pld_world_finalize(s.w);
+    return s.failures || s.wrong ? 1 : 0;
+}

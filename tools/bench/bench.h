@@ -1,0 +1,11 @@
+/* The subcommands of the pld tool that live under tools/bench/. Each takes
+ * argv with argv[0] = the subcommand name and returns the exit status:
+ * 0 success, 1 failure (launch error, wrong result, card mismatch),
+ * 2 usage error. */
+#ifndef PLD_TOOLS_BENCH_H
+#define PLD_TOOLS_BENCH_H
+
+int bench_main(int argc, char **argv); /* pld bench */
+int cost_main(int argc, char **argv);  /* pld cost */
+
+#endif

@@ -1,0 +1,111 @@
+/* Command-line helpers: see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_init(cli *k, const char *cmd, int argc, char **argv) {
+    k->argc = argc;
+    k->argv = argv;
+    k->i = 1;
+    k->cmd = cmd;
+    k->pending = NULL;
+}
+
+const char *cli_next(cli *k) {
+    k->pending = NULL;
+    return k->i < k->argc ? k->argv[k->i++] : NULL;
+}
+
+int cli_is(cli *k, const char *arg, const char *s, const char *l) {
+    size_t n;
+    if (l && !strncmp(arg, l, n = strlen(l)) && (arg[n] == '\0' || arg[n] == '=')) {
+        k->pending = arg[n] == '=' ? arg + n + 1 : NULL;
+        return 1;
+    }
+    /* short: "-b" alone or "-b8" (a value glued on; short options all take one) */
+    if (s && !strncmp(arg, s, n = strlen(s)) && arg[1] != '-') {
+        if (arg[n] == '\0') {
+            k->pending = NULL;
+            return 1;
+        }
+        k->pending = arg + n;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_usage_error(const cli *k, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "pld %s: ", k->cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ntry 'pld %s --help'\n", k->cmd);
+    return CLI_EXIT_USAGE;
+}
+
+const char *cli_value(cli *k, const char *opt) {
+    if (k->pending) {
+        const char *v = k->pending;
+        k->pending = NULL;
+        return v;
+    }
+    if (k->i < k->argc) return k->argv[k->i++];
+    cli_usage_error(k, "option %s needs a value", opt);
+    return NULL;
+}
+
+int cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_dtype(const char *s, pld_dtype *out) {
+    static const struct {
+        const char *alias;
+        pld_dtype t;
+    } aliases[] = {{"float", PLD_FP32},
+                   {"half", PLD_FP16},
+                   {"bfloat16", PLD_BF16},
+                   {"double", PLD_FP64},
+                   {"int", PLD_INT32}};
+    for (int i = 0; i < PLD_DTYPE_COUNT; i++)
+        if (!strcmp(s, pld_dtype_name((pld_dtype)i))) {
+            *out = (pld_dtype)i;
+            return 0;
+        }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (!strcmp(s, aliases[i].alias)) {
+            *out = aliases[i].t;
+            return 0;
+        }
+    return -1;
+}
+
+static const char *const op_names[] = {"sum", "max", "min", "prod"};
+
+int cli_op(const char *s, pld_reduce_op *out) {
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, op_names[i])) {
+            *out = (pld_reduce_op)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *cli_op_name(pld_reduce_op op) {
+    return (unsigned)op < 4 ? op_names[op] : "?";
+}
+
+int cli_world_error(const char *cmd, pld_status st) {
+    fprintf(stderr, "pld %s: %s: %s\n", cmd, pld_status_name(st), pld_last_error());
+    return st == PLD_ERR_ARG || st == PLD_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : 1;
+}

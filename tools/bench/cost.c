@@ -1,0 +1,155 @@
+/* Cost cards of SPEC §3.8: see cost.h. */
+#include "cost.h"
+
+#include <string.h>
+
+static const char *const mode_names[BENCH_NMODE] = {
+    [BENCH_MODE_DEFAULT] = "default", [BENCH_MODE_PUSH] = "push", [BENCH_MODE_INPLACE] = "inplace",
+    [BENCH_MODE_PULL] = "pull",       [BENCH_MODE_MESH] = "mesh", [BENCH_MODE_RING] = "ring",
+};
+
+const char *bench_mode_name(bench_mode m) {
+    return (unsigned)m < BENCH_NMODE ? mode_names[m] : "?";
+}
+
+int bench_mode_parse(const char *s, bench_mode *out) {
+    for (int i = 0; i < BENCH_NMODE; i++)
+        if (!strcmp(s, mode_names[i])) {
+            *out = (bench_mode)i;
+            return 0;
+        }
+    return -1;
+}
+
+bench_mode bench_mode_resolve(bench_coll c, bench_mode m) {
+    switch (c) {
+    case BENCH_ALLGATHER:
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH
+               : m == BENCH_MODE_INPLACE                       ? BENCH_MODE_INPLACE
+                                                               : BENCH_NMODE;
+    case BENCH_ALL_TO_ALL:
+    case BENCH_ALL_TO_ALL_V:
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH : BENCH_NMODE;
+    case BENCH_BROADCAST:
+    case BENCH_REDUCE_SCATTER:
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PULL ? BENCH_MODE_PULL : BENCH_NMODE;
+    case BENCH_ALLREDUCE:
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_MESH ? BENCH_MODE_MESH
+               : m == BENCH_MODE_RING                          ? BENCH_MODE_RING
+                                                               : BENCH_NMODE;
+    case BENCH_BARRIER:
+        return BENCH_MODE_DEFAULT;
+    default:
+        return BENCH_NMODE;
+    }
+}
+
+const char *bench_mode_choices(bench_coll c) {
+    switch (c) {
+    case BENCH_ALLGATHER:
+        return "push|inplace";
+    case BENCH_ALL_TO_ALL:
+    case BENCH_ALL_TO_ALL_V:
+        return "push";
+    case BENCH_BROADCAST:
+    case BENCH_REDUCE_SCATTER:
+        return "pull";
+    case BENCH_ALLREDUCE:
+        return "mesh|ring";
+    default:
+        return "(none)";
+    }
+}
+
+/* Elements per chunk of the mesh allreduce: two staging tiles in the free
+ * UB (all of it: the bench kernel holds no tiles), whole cache lines
+ * (multiples of 64 elements) when the budget allows; see
+ * pld__coll_chunk_elems in src/coll/coll_util.c. */
+static int64_t mesh_chunk(size_t ub_bytes, size_t elt) {
+    int64_t n = (int64_t)(ub_bytes / (2 * elt));
+    if (n >= 64) n -= n % 64;
+    return n > 0 ? n : 1;
+}
+
+/* Elements of ring segment k of n elements over p ranks (allreduce_ring.c). */
+static int64_t ring_seg(int64_t n, int p, int k) {
+    k = ((k % p) + p) % p;
+    return n * (k + 1) / p - n * k / p;
+}
+
+void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
+                     const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *out) {
+    bench_card k = {0};
+    uint64_t P = (uint64_t)p, row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
+    switch (c) {
+    case BENCH_BARRIER:
+        k.rounds = 1;
+        break;
+    case BENCH_BROADCAST: /* pull: every non-root reads N from the root */
+        k.from_peers = rank == root ? 0 : n;
+        k.rounds = 2;
+        break;
+    case BENCH_ALLGATHER: /* push my row to the P-1 others (+ self unless in place) */
+        k.to_peers = (P - 1) * row;
+        k.self = mode == BENCH_MODE_INPLACE ? 0 : row;
+        k.rounds = 1;
+        break;
+    case BENCH_ALL_TO_ALL:
+        k.to_peers = (P - 1) * row;
+        k.self = row;
+        k.rounds = 1;
+        break;
+    case BENCH_ALL_TO_ALL_V: /* the full M-row block per destination */
+        k.to_peers = (P - 1) * (uint64_t)sh->m * row;
+        k.self = (uint64_t)sh->m * row;
+        k.rounds = 1;
+        break;
+    case BENCH_REDUCE_SCATTER: /* pull row `me` from every peer */
+        k.from_peers = (P - 1) * row;
+        k.rounds = 2;
+        break;
+    case BENCH_ALLREDUCE:
+        if (mode == BENCH_MODE_RING) {
+            /* reduce-scatter pulls every segment but mine, allgather every
+             * segment but my right neighbour's */
+            if (p > 1)
+                k.from_peers = (uint64_t)(2 * sh->count - ring_seg(sh->count, p, rank) -
+                                          ring_seg(sh->count, p, rank + 1)) *
+                               elt;
+            k.rounds = 2 * (p - 1);
+        } else {
+            int64_t ch = mesh_chunk(ub_bytes, elt);
+            k.from_peers = (P - 1) * n;
+            k.rounds = 1 + (int)((sh->count + ch - 1) / ch);
+        }
+        break;
+    default:
+        break;
+    }
+    if (p == 1) k.rounds = 0;
+    *out = k;
+}
+
+const char *bench_card_formula(bench_coll c, bench_mode mode) {
+    switch (c) {
+    case BENCH_BARRIER:
+        return "no data; 1 barrier round";
+    case BENCH_BROADCAST:
+        return "pull: N from the root on every non-root, 0 on the root; 2 rounds";
+    case BENCH_ALLGATHER:
+        return mode == BENCH_MODE_INPLACE ? "(P-1)/P*N to peers, no self copy; 1 round"
+                                          : "(P-1)/P*N to peers, N/P self; 1 round";
+    case BENCH_ALL_TO_ALL:
+        return "(P-1)/P*N to peers, N/P self; 1 round";
+    case BENCH_ALL_TO_ALL_V:
+        return "(P-1)*M*S*elt to peers (full M-row blocks whatever the counts), M*S*elt self; "
+               "1 round";
+    case BENCH_REDUCE_SCATTER:
+        return "(P-1)/P*N from peers; 2 rounds";
+    case BENCH_ALLREDUCE:
+        return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
+                                       : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
+    default:
+        return "?";
+    }
+}

@@ -1,0 +1,263 @@
+/* `pld cost`: the cost card of SPEC §3.8 for one collective at given P and
+ * size, per rank; with --measure it also runs the collective once (checked)
+ * and prints the byte counters next to the card. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "cost.h"
+#include "run.h"
+#include "sweep.h"
+
+typedef struct cost_opts {
+    pld_config cfg;
+    bench_coll coll;
+    int have_coll, have_size, measure;
+    int64_t size, root;
+    pld_dtype dtype;
+    pld_reduce_op op;
+    bench_mode mode;
+} cost_opts;
+
+static int usage(FILE *out) {
+    fprintf(out,
+            "usage: pld cost <collective> -s SIZE [options]\n"
+            "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
+            "               all_to_all_v\n"
+            "  -s, --size SIZE     bytes of the collective's buffer (as pld bench); K/M/G\n"
+            "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
+            "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
+            "      --dtype T       fp32 (default) ...\n"
+            "      --mode M        allgather push|inplace, allreduce mesh|ring\n"
+            "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
+            "  -r, --root R        broadcast root (default 0)\n"
+            "      --measure       also run it once (checked) and compare the byte counters\n"
+            "      --transport T   thread (default) | process, for --measure\n"
+            "Prints, per rank, the bytes written to peers, read from peers, copied to itself,\n"
+            "and the barrier rounds. Exit status: 0, 1 if a measured counter differs, 2 usage.\n");
+    return out == stderr ? CLI_EXIT_USAGE : 0;
+}
+
+static int parse(cost_opts *o, int argc, char **argv) {
+    cli k;
+    const char *arg, *v;
+    cli_init(&k, "cost", argc, argv);
+    *o = (cost_opts){.dtype = PLD_FP32, .op = PLD_SUM};
+    while ((arg = cli_next(&k))) {
+#define VALUE(opt)                                                                                 \
+    if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
+        if (cli_is(&k, arg, "-p", "--platform")) {
+            VALUE("--platform");
+            o->cfg.platform = v;
+        } else if (cli_is(&k, arg, "-d", "--device")) {
+            VALUE("--device");
+            o->cfg.devices = v;
+        } else if (cli_is(&k, arg, NULL, "--transport")) {
+            VALUE("--transport");
+            o->cfg.transport = v;
+        } else if (cli_is(&k, arg, "-s", "--size")) {
+            VALUE("--size");
+            if (bench_size_parse(v, &o->size))
+                return cli_usage_error(&k, "-s %s is not a size (8, 4K, 64M, 1G)", v);
+            o->have_size = 1;
+        } else if (cli_is(&k, arg, NULL, "--dtype")) {
+            VALUE("--dtype");
+            if (cli_dtype(v, &o->dtype)) return cli_usage_error(&k, "--dtype %s: not a dtype", v);
+        } else if (cli_is(&k, arg, "-o", "--op")) {
+            VALUE("--op");
+            if (cli_op(v, &o->op))
+                return cli_usage_error(&k, "--op %s: not an op (sum max min prod)", v);
+        } else if (cli_is(&k, arg, NULL, "--mode")) {
+            VALUE("--mode");
+            if (bench_mode_parse(v, &o->mode))
+                return cli_usage_error(&k, "--mode %s: not a mode (push inplace pull mesh ring)",
+                                       v);
+        } else if (cli_is(&k, arg, "-r", "--root")) {
+            VALUE("--root");
+            if (cli_int(v, 0, 1 << 20, &o->root))
+                return cli_usage_error(&k, "--root %s: the root is a rank >= 0", v);
+        } else if (cli_is(&k, arg, NULL, "--measure")) {
+            o->measure = 1;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error(&k, "unknown option '%s'", arg);
+        } else if (o->have_coll) {
+            return cli_usage_error(&k, "one collective per run; '%s' is extra", arg);
+        } else if (bench_coll_parse(arg, &o->coll)) {
+            return cli_usage_error(&k, "unknown collective '%s'", arg);
+        } else {
+            o->have_coll = 1;
+        }
+#undef VALUE
+    }
+    if (!o->have_coll)
+        return cli_usage_error(&k, "which collective? (barrier broadcast allgather "
+                                   "reduce_scatter allreduce all_to_all all_to_all_v)");
+    if (!o->have_size && o->coll != BENCH_BARRIER)
+        return cli_usage_error(&k, "-s SIZE is required");
+    if (bench_mode_resolve(o->coll, o->mode) == BENCH_NMODE)
+        return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(o->coll),
+                               bench_mode_name(o->mode), bench_mode_choices(o->coll));
+    if (bench_coll_reduces(o->coll) && o->dtype != PLD_FP32 && o->dtype != PLD_FP16 &&
+        o->dtype != PLD_BF16 && o->dtype != PLD_INT32)
+        return cli_usage_error(&k, "%s reduces fp32, fp16, bf16 and int32 only, not %s",
+                               bench_coll_name(o->coll), pld_dtype_name(o->dtype));
+    if (o->coll == BENCH_REDUCE_SCATTER && o->op != PLD_SUM)
+        return cli_usage_error(&k, "reduce_scatter supports --op sum only");
+    return 0;
+}
+
+static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype dt) {
+    printf("# size %lld B = %lld %s elements: ", (long long)sh->bytes, (long long)sh->count,
+           pld_dtype_name(dt));
+    switch (c) {
+    case BENCH_BARRIER:
+        printf("no data\n");
+        break;
+    case BENCH_BROADCAST:
+    case BENCH_ALLREDUCE:
+        printf("data [%lld]\n", (long long)sh->count);
+        break;
+    case BENCH_ALLGATHER:
+        printf("local [1,%lld] per rank, target [%d,%lld]\n", (long long)sh->cols, p,
+               (long long)sh->cols);
+        break;
+    case BENCH_REDUCE_SCATTER:
+        printf("data [%d,%lld]\n", p, (long long)sh->cols);
+        break;
+    case BENCH_ALL_TO_ALL:
+        printf("input and target [%d,%lld]\n", p, (long long)sh->cols);
+        break;
+    case BENCH_ALL_TO_ALL_V:
+        printf("input and target [P*M,S] = [%lld,%lld], M = %lld rows per destination\n",
+               (long long)sh->rows, (long long)sh->cols, (long long)sh->m);
+        break;
+    default:
+        break;
+    }
+}
+
+static int card_eq(const bench_card *a, const bench_card *b) {
+    return a->to_peers == b->to_peers && a->from_peers == b->from_peers && a->self == b->self &&
+           a->rounds == b->rounds;
+}
+
+int cost_main(int argc, char **argv) {
+    cost_opts o;
+    int rc = parse(&o, argc, argv);
+    if (rc < 0) return usage(stdout);
+    if (rc) return rc;
+    pld_world *w = NULL;
+    pld_status st = pld_world_init(&w, &o.cfg);
+    if (st != PLD_OK) return cli_world_error("cost", st);
+    int p = pld_world_size(w);
+    if (o.coll == BENCH_BROADCAST && o.root >= p) {
+        fprintf(stderr, "pld cost: --root %lld is not a rank of P=%d\n", (long long)o.root, p);
+        pld_world_finalize(w);
+        return CLI_EXIT_USAGE;
+    }
+    pld_info_limits lim;
+    pld_world_limits(w, &lim);
+    bench_mode mode = bench_mode_resolve(o.coll, o.mode);
+    size_t esz = pld_dtype_size(o.dtype);
+    bench_shape sh;
+    bench_shape_make(o.coll, p, esz, o.size, &sh);
+
+    printf("# pld cost: %s (%s), P=%d, platform %s (UB %zu bytes per core)\n",
+           bench_coll_name(o.coll), bench_mode_name(mode), p, pld_world_platform(w), lim.ub_bytes);
+    describe_shape(o.coll, p, &sh, o.dtype);
+    if (o.coll == BENCH_BROADCAST) printf("# root %lld\n", (long long)o.root);
+    printf("# card: %s\n", bench_card_formula(o.coll, mode));
+
+    bench_card *cards = calloc((size_t)p, sizeof *cards);
+    if (!cards) {
+        pld_world_finalize(w);
+        return 1;
+    }
+    for (int r = 0; r < p; r++)
+        bench_card_make(o.coll, mode, p, r, (int)o.root, &sh, esz, lim.ub_bytes, &cards[r]);
+
+    bench_result res = {0};
+    bench_runner *run = NULL;
+    int status = 0;
+    if (o.measure) {
+        bench_spec spec = {.coll = o.coll,
+                           .mode = mode,
+                           .dtype = o.dtype,
+                           .op = o.op,
+                           .root = (int)o.root,
+                           .iters = 1,
+                           .warmup = 0,
+                           .check = 1};
+        st = bench_runner_open(w, &spec, &run);
+        if (st == PLD_OK) st = bench_runner_size(run, o.size, &res);
+        if (st != PLD_OK) {
+            fprintf(stderr, "pld cost: --measure: %s: %s\n", pld_status_name(st),
+                    pld_world_error(w));
+            status = 1;
+            o.measure = 0;
+        }
+    }
+
+    /* measured, per call: the launch ran the call twice (timed, then
+     * checked) and res.barriers pld_barriers (2(P-1) notifies, P-1 waits) */
+    typedef struct meas {
+        uint64_t to, from, self, notifies, waits;
+    } meas;
+    meas *mv = calloc((size_t)p, sizeof *mv);
+    for (int r = 0; o.measure && mv && r < p; r++) {
+        const pld_counters *m = &res.counters[r];
+        uint64_t n = res.ncalls, P = (uint64_t)p;
+        mv[r] = (meas){m->bytes_to_peers / n, m->bytes_from_peers / n, m->bytes_self / n,
+                       (m->notifies - (uint64_t)res.barriers * 2 * (P - 1)) / n,
+                       (m->waits - (uint64_t)res.barriers * (P - 1)) / n};
+        if (m->bytes_to_peers % n || m->bytes_from_peers % n || m->bytes_self % n)
+            mv[r].to = UINT64_MAX; /* the two calls differ: never equal to a card */
+    }
+    printf("#%-13s %14s %14s %14s %7s", "ranks", "to_peers", "from_peers", "self", "rounds");
+    if (o.measure)
+        printf("   %-8s %14s %14s %14s %9s %9s", "measured", "to_peers", "from_peers", "self",
+               "notifies", "waits");
+    printf("\n");
+    int mismatches = 0;
+    for (int r0 = 0; r0 < p;) {
+        /* a run of ranks with the same card (and, measured, the same counters) */
+        int r1 = r0 + 1;
+        while (r1 < p && card_eq(&cards[r1], &cards[r0]) &&
+               (!o.measure || !memcmp(&mv[r1], &mv[r0], sizeof *mv)))
+            r1++;
+        char ranks[32];
+        if (r1 - r0 == 1)
+            snprintf(ranks, sizeof ranks, "%d", r0);
+        else
+            snprintf(ranks, sizeof ranks, "%d-%d", r0, r1 - 1);
+        const bench_card *k = &cards[r0];
+        printf(" %-13s %14llu %14llu %14llu %7d", ranks, (unsigned long long)k->to_peers,
+               (unsigned long long)k->from_peers, (unsigned long long)k->self, k->rounds);
+        if (o.measure) {
+            const meas *m = &mv[r0];
+            int bad = m->to != k->to_peers || m->from != k->from_peers || m->self != k->self;
+            printf("   %-8s %14llu %14llu %14llu %9llu %9llu", bad ? "DIFFERS" : "agrees",
+                   (unsigned long long)m->to, (unsigned long long)m->from,
+                   (unsigned long long)m->self, (unsigned long long)m->notifies,
+                   (unsigned long long)m->waits);
+            mismatches += bad;
+        }
+        printf("\n");
+        r0 = r1;
+    }
+    if (o.measure) {
+        printf("# measured: byte counters per call (one timed and one checked call, %lld wrong "
+               "elements); they %s the card on every rank\n",
+               (long long)res.wrong, mismatches ? "DIFFER from" : "equal");
+        if (mismatches || res.wrong) status = 1;
+    }
+    free(mv);
+    bench_runner_close(run);
+    free(cards);
+    pld_world_finalize(w);
+    return status;
+}

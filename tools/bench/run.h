@@ -1,0 +1,67 @@
+/* One collective, one size, one pld_launch: the measuring kernel of
+ * `pld bench` (also used by `pld cost --measure` and tests/tools).
+ *
+ * Per size the host allocates the windows and inputs once (windows with
+ * pld_alloc_window_buffer, inputs and the kernel argument with
+ * pld_host_alloc, so the process transport works) and launches one kernel
+ * that runs on every rank:
+ *
+ *   pld_barrier (after each rank wrote every page of its slice and inputs)
+ *   warmup calls back to back, then more (one per pld_barrier) until rank 0
+ *     has spent warmup_ns warming up  (same signal: builtins self-clear)
+ *   pld_barrier
+ *   t0; iters calls back to back; t1 (each rank times itself)
+ *   with check: pld_barrier, then iters more calls, each one
+ *     fill inputs for iteration it -> call -> verify every element -> pld_barrier
+ *
+ * The reported time per call is the maximum over ranks of (t1 - t0) / iters.
+ * Byte counters are read from pld_rank_counters after the launch and cover
+ * every call of it (warmup + iters + checked iters; barriers move no data).
+ *
+ * Why a warmup time: on a machine with few cores the scheduler can start
+ * two rank threads on one core, and a waiting rank that spins keeps its peer
+ * off the core; the placement settles within tens of milliseconds. A count
+ * alone (5 calls of 1 us) measures that transient, not the collective. */
+#ifndef PLD_TOOLS_RUN_H
+#define PLD_TOOLS_RUN_H
+
+#include <stdint.h>
+
+#include "cost.h"
+#include "pld/pld.h"
+#include "sweep.h"
+
+typedef struct bench_spec {
+    bench_coll coll;
+    bench_mode mode; /* resolved (bench_mode_resolve) */
+    pld_dtype dtype;
+    pld_reduce_op op;
+    int root;
+    int64_t iters, warmup; /* timed calls; minimum warmup calls */
+    uint64_t warmup_ns;    /* and minimum warmup time (0: the count only) */
+    int check;
+    int inject; /* test hook: corrupt one result element on rank 0 in the first checked call */
+} bench_spec;
+
+typedef struct bench_result {
+    bench_shape shape;
+    double time_ns;         /* per call: max over ranks */
+    double time_ns_min;     /* per call: min over ranks */
+    int64_t wrong;          /* wrong elements over every rank and checked call; -1 unchecked */
+    uint64_t ncalls;        /* collective calls the counters cover */
+    int64_t warmup_calls;   /* warmup calls made (>= spec.warmup) */
+    int64_t barriers;       /* pld_barrier calls of the kernel itself, same signal:
+                               2(P-1) notifies and P-1 waits each */
+    pld_counters *counters; /* per rank, whole launch (P entries, owned by the runner) */
+} bench_result;
+
+typedef struct bench_runner bench_runner;
+
+/* Signals and the kernel argument for one collective on world w. */
+pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out);
+/* Runs one size (req bytes, see bench_shape_make); on failure the message is
+ * pld_world_error(w). */
+pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out);
+void bench_runner_close(bench_runner *r);
+
+#endif
