@@ -171,6 +171,12 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
 void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
                       const int64_t *offsets, pld_atomic atomic);
 
+/* acc = acc op (the tile-shaped region of peer's window at offsets): a
+ * remote_load and a tile_reduce in one pass, without the staging copy.
+ * Counts as a read from the peer (bytes_from_peers). */
+void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer,
+                       const int64_t *offsets, pld_reduce_op op);
+
 /* ---- tensor-level point-to-point ----------------------------------------
  * Without offsets, src and dst must have the same shape and the whole tensor
  * moves. With offsets, `shape` describes the region; when the two tensors

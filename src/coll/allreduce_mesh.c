@@ -3,8 +3,8 @@
  * data window of any shape: afterwards every rank's data = op over ranks.
  *
  * Algorithm: ready barrier (round 1: everyone staged); then per UB-sized
- * chunk k: load my chunk into an accumulator, remote_load every peer's chunk
- * and reduce, read-done barrier (round 2+k: nobody reads chunk k any more),
+ * chunk k: load my chunk into an accumulator, reduce every peer's chunk into
+ * it straight from the peer's window (remote_reduce), read-done barrier (round 2+k: nobody reads chunk k any more),
  * store the accumulator into my chunk. Epilogue takes 1+chunks credits.
  * Cost card: bytes_from_peers = (P-1) * N; 1 + chunks rounds. */
 #include "coll/coll_util.h"
@@ -19,17 +19,16 @@ void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     pld__stage st;
     /* step 1: ready barrier */
     pld__credit_barrier(c, signal, 0, round);
-    pld__stage_begin(c, api, &st, data.dtype, n, 2);
+    pld__stage_begin(c, api, &st, data.dtype, n, 1);
     for (int64_t c0 = 0; c0 < n; c0 += st.width) {
         pld__stage_fit(c, &st, n - c0);
-        pld_tile *acc = st.t[0], *tmp = st.t[1];
+        pld_tile *acc = st.t[0];
         int64_t at[2] = {0, c0};
-        /* step 2: pull and accumulate chunk k from every peer */
+        /* step 2: accumulate chunk k of every peer */
         pld_load(c, acc, mine, at);
         for (int i = 1; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
-            pld_remote_load(c, tmp, f, peer, at);
-            pld_tile_reduce(c, acc, tmp, op);
+            pld_remote_reduce(c, acc, f, peer, at, op);
         }
         /* step 3: read-done barrier, then the chunk may be overwritten */
         pld__credit_barrier(c, signal, 0, ++round);

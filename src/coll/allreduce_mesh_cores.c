@@ -6,8 +6,9 @@
  * the signal [P, S >= B].
  *
  * Per core: ready barrier once (round 1); then per chunk of its tiles (as
- * many as its UB holds): load my tiles into accumulators, remote_load the
- * same tiles of every peer and reduce, read-done barrier (round 2+k), store.
+ * many as its UB holds): load my tiles into accumulators, reduce the same
+ * tiles of every peer into them (remote_reduce), read-done barrier (round
+ * 2+k), store.
  * Epilogue on lane b takes 1+chunks credits. Cores with no tile still join
  * the ready barrier.
  * Cost card: bytes_from_peers = (P-1) * N per rank (summed over its cores). */
@@ -32,10 +33,10 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     pld_tensor mine = pld__tensor_2d(pld_local(c, a->data), 1, n);
     int64_t ntiles = (n + PLD__CORE_TILE - 1) / PLD__CORE_TILE;
     size_t esz = pld_dtype_size(f.dtype);
-    /* accumulators for one chunk plus one staging tile, all [1,256] */
-    int64_t per_chunk = (int64_t)((c->ub_cap - c->ub_used) / (PLD__CORE_TILE * esz)) - 1;
+    /* accumulators for one chunk, all [1,256] */
+    int64_t per_chunk = (int64_t)((c->ub_cap - c->ub_used) / (PLD__CORE_TILE * esz));
     if (per_chunk < 1)
-        pld__kraise(c, PLD_ERR_NOMEM, a->api, "UB too small for two %d-element tiles",
+        pld__kraise(c, PLD_ERR_NOMEM, a->api, "UB too small for a %d-element tile",
                     PLD__CORE_TILE);
     int32_t round = 1;
     pld__credit_barrier(c, a->signal, b, round); /* ready */
@@ -49,14 +50,11 @@ static void mesh_core(pld_ctx *c, int b, void *p)
             int64_t w = n - c0 < PLD__CORE_TILE ? n - c0 : PLD__CORE_TILE;
             int64_t at[2] = {0, c0};
             acc[k] = pld_tile_create(c, f.dtype, 1, w);
-            pld_tile *tmp = pld_tile_create(c, f.dtype, 1, w);
             pld_load(c, acc[k], mine, at);
             for (int i = 1; i < c->nranks; i++) {
                 int peer = (c->rank + i) % c->nranks;
-                pld_remote_load(c, tmp, f, peer, at);
-                pld_tile_reduce(c, acc[k], tmp, a->op);
+                pld_remote_reduce(c, acc[k], f, peer, at, a->op);
             }
-            pld_tile_free(c, tmp);
         }
         pld__credit_barrier(c, a->signal, b, ++round); /* read-done */
         k = 0;

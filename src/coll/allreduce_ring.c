@@ -42,19 +42,18 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
     if (e1 <= e0)
         return;
     pld__stage st;
-    pld__stage_begin(c, api, &st, f.dtype, e1 - e0, reduce ? 2 : 1);
+    pld__stage_begin(c, api, &st, f.dtype, e1 - e0, 1);
     for (int64_t c0 = e0; c0 < e1; c0 += st.width) {
         pld__stage_fit(c, &st, e1 - c0);
-        pld_tile *tmp = st.t[0], *acc = st.t[1];
+        pld_tile *t = st.t[0];
         int64_t at[2] = {0, c0};
-        pld_remote_load(c, tmp, f, peer, at);
-        if (reduce) {
-            pld_load(c, acc, mine, at);
-            pld_tile_reduce(c, acc, tmp, op);
-            pld_store(c, acc, mine, at);
+        if (reduce) { /* my segment op the left neighbour's, in one pass */
+            pld_load(c, t, mine, at);
+            pld_remote_reduce(c, t, f, peer, at, op);
         } else {
-            pld_store(c, tmp, mine, at);
+            pld_remote_load(c, t, f, peer, at);
         }
+        pld_store(c, t, mine, at);
     }
     pld__stage_end(c, &st);
 }

@@ -4,8 +4,9 @@
  * rank me's data = the sum over ranks of their row `me`.
  *
  * Algorithm: barrier round 1 (everyone staged); in UB-sized column chunks,
- * load my row into an accumulator tile, remote_load row `me` of every peer
- * and add it, store the chunk back into my row (no peer reads my row `me`);
+ * load my row into an accumulator tile, add row `me` of every peer into it
+ * straight from the peer's window (remote_reduce), store the chunk back into
+ * my row (no peer reads my row `me`);
  * barrier round 2 (every peer finished reading my other rows). Epilogue 2.
  * Cost card: bytes_from_peers = (P-1)/P * N; 2 rounds. */
 #include "coll/coll_util.h"
@@ -16,16 +17,15 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
     int64_t cols = d2.shape[1];
     pld_tensor mine = pld__tensor_2d(pld_local(c, d2), d2.shape[0], cols);
     pld__stage st;
-    pld__stage_begin(c, api, &st, d2.dtype, cols, 2);
+    pld__stage_begin(c, api, &st, d2.dtype, cols, 1);
     for (int64_t c0 = 0; c0 < cols; c0 += st.width) {
         pld__stage_fit(c, &st, cols - c0);
-        pld_tile *acc = st.t[0], *tmp = st.t[1];
+        pld_tile *acc = st.t[0];
         int64_t at[2] = {row, c0};
         pld_load(c, acc, mine, at);
         for (int i = 1; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
-            pld_remote_load(c, tmp, d2, peer, at);
-            pld_tile_reduce(c, acc, tmp, op);
+            pld_remote_reduce(c, acc, d2, peer, at, op);
         }
         pld_store(c, acc, mine, at);
     }

@@ -44,6 +44,37 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     pld__trace_end(c, api, t0, (int64_t)pld__region_bytes(wr));
 }
 
+void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
+                           pld_window_buffer *buf, int peer, const pld__region *wr,
+                           pld_dtype dtype, pld_reduce_op op)
+{
+    pld__runs it;
+    size_t aoff, woff, n, esz = pld_dtype_size(dtype);
+    uint64_t t0 = pld__trace_begin(c);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_access(c, api, buf, peer, 0, wr, 0);
+    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
+    pld__runs_init(&it, ar, wr);
+    while (pld__runs_next(&it, &aoff, &woff, &n)) {
+        if (src) { /* mapped here: reduce straight from the peer's memory */
+            pld__reduce_buf(acc + aoff, src + woff, n / esz, dtype, op);
+            continue;
+        }
+        unsigned char tmp[4096]; /* not mapped: fetch in pieces, then reduce */
+        for (size_t done = 0; done < n;) {
+            size_t k = n - done < sizeof tmp ? n - done : sizeof tmp;
+            k -= k % esz;
+            pld_status st = c->tp->get(c, tmp, buf, peer, woff + done, k);
+            if (st != PLD_OK)
+                pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
+            pld__reduce_buf(acc + aoff + done, tmp, k / esz, dtype, op);
+            done += k;
+        }
+    }
+    count_in(c, peer, pld__region_bytes(wr));
+    pld__trace_end(c, api, t0, (int64_t)pld__region_bytes(wr));
+}
+
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
                          pld_window_buffer *buf, int peer, const pld__region *wr)
 {

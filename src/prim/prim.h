@@ -37,6 +37,10 @@ void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned 
 void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
                        const pld__region *wr, const unsigned char *src, const pld__region *sr,
                        pld_atomic atomic, pld_dtype dtype);
+/* acc (region ar of a local buffer) = acc op the peer's window region wr. */
+void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
+                           pld_window_buffer *buf, int peer, const pld__region *wr,
+                           pld_dtype dtype, pld_reduce_op op);
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
                          pld_window_buffer *buf, int peer, const pld__region *wr);
 

@@ -60,3 +60,28 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
                      dst.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr),
                      atomic == PLD_ATOMIC_ADD ? " atomic_add" : "");
 }
+
+void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, const int64_t *offsets,
+                       pld_reduce_op op)
+{
+    static const char api[] = "pld_remote_reduce";
+    static const char *const names[] = {"sum", "max", "min", "prod"};
+    pld__region wr, tr;
+    char reg[128];
+    pld__check_live(c);
+    if (!acc)
+        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    if ((unsigned)op > PLD_PROD)
+        pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_reduce_op (Sum, Max, Min, Prod)",
+                    (int)op);
+    pld__check_dtensor(c, api, "src", src);
+    pld__check_peer(c, api, peer);
+    pld__tile_region_in(c, api, "src", acc, src.buf->name, src.ndim, src.shape, src.dtype,
+                        offsets, &wr);
+    pld__region_of_tile(acc, &tr);
+    pld__region_pad(&tr, wr.nd);
+    pld__reduce_from_peer(c, api, acc->data, &tr, src.buf, peer, &wr, src.dtype, op);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.remote_reduce t%d %s= %s@peer%d%s", acc->id, names[op],
+                     src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
+}

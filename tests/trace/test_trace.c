@@ -58,9 +58,9 @@ static void run(const char *transport)
         snprintf(want, sizeof want, "\"name\":\"pld_barrier\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
                  tid * 1000);
         cr_assert(strstr(s, want), "no barrier slice for rank %d", tid);
-        snprintf(want, sizeof want, "\"name\":\"pld_remote_load\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
+        snprintf(want, sizeof want, "\"name\":\"pld_remote_reduce\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
                  tid * 1000 + 1);
-        cr_assert(strstr(s, want), "no remote_load slice on core 1 of rank %d", tid);
+        cr_assert(strstr(s, want), "no remote_reduce slice on core 1 of rank %d", tid);
     }
     cr_assert(strstr(s, "\"args\":{\"bytes\":"), "transfers carry their bytes");
     /* two launches: both are in the file */

@@ -61,12 +61,13 @@ const char *bench_mode_choices(bench_coll c) {
     }
 }
 
-/* Elements per chunk of the mesh allreduce: two staging tiles in the free
- * UB (all of it: the bench kernel holds no tiles), whole cache lines
+/* Elements per chunk of the mesh allreduce: one accumulator tile in the free
+ * UB (all of it: the bench kernel holds no tiles; peers are reduced into it
+ * with pld_remote_reduce), whole cache lines
  * (multiples of 64 elements) when the budget allows; see
  * pld__coll_chunk_elems in src/coll/coll_util.c. */
 static int64_t mesh_chunk(size_t ub_bytes, size_t elt) {
-    int64_t n = (int64_t)(ub_bytes / (2 * elt));
+    int64_t n = (int64_t)(ub_bytes / elt);
     if (n >= 64) n -= n % 64;
     return n > 0 ? n : 1;
 }
