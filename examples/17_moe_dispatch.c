@@ -108,8 +108,10 @@ int main(int argc, char **argv)
     argv[argc] = NULL;
     int unused_mode;
     int rc = ex_setup(w, argc, argv, NULL, &unused_mode);
-    if (rc != EX_RUN)
+    if (rc != EX_RUN) {
+        pld_world_finalize(w);
         return rc;
+    }
     int p = pld_world_size(w);
     if (p > 64) {
         fprintf(stderr, "17_moe_dispatch: at most 64 ranks\n");
