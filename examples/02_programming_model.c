@@ -48,12 +48,13 @@ static void sum_kernel(pld_ctx *ctx, void *arg) {
     a->sums[me] = sum; /* own slot only: ranks never write the same memory */
 }
 
-/* Launches the kernel once and checks every rank's result from the host. */
+/* Launches the kernel once and checks, from the host, the result of every
+ * rank this process hosts (under mpi, its own). */
 static pld_status run_once(pld_world *w, sum_args *a) {
     pld_status st = pld_launch(w, sum_kernel, a);
-    if (st != PLD_OK || !ex_host_sees_all_ranks(w)) return st;
+    if (st != PLD_OK) return st;
     for (int r = 0; r < a->nranks; r++) {
-        if (a->sums[r] != golden_sum(r, a->scale)) {
+        if (pld_world_hosts_rank(w, r) && a->sums[r] != golden_sum(r, a->scale)) {
             fprintf(stderr, "host check: rank %d: sum got %d want %d\n", r, (int)a->sums[r],
                     (int)golden_sum(r, a->scale));
             return PLD_ERR_CHECK;

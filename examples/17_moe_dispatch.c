@@ -141,11 +141,7 @@ int main(int argc, char **argv)
         for (int t = 0; t < T; t++)
             for (int k = 0; k < H; k++)
                 a->x[r][t * H + k] = token(r, t, k);
-        pld_tensor counts;
-        st = pld_window_host_view(w, a->counts, r, &counts);
-        if (st != PLD_OK)
-            return ex_finish(w, st);
-        int32_t *cnt = counts.data;
+        int32_t cnt[64];
         for (int d = 0; d < p; d++) {
             cnt[d] = 0;
             for (int j = 0; j < T; j++)
@@ -160,6 +156,15 @@ int main(int argc, char **argv)
                 a->gate[r][e[k] * T + slot] = k == 0 ? 0.75f : 0.25f;
             }
         }
+        /* the counts live in rank r's window: written by the process that
+         * hosts it (all of them, except under mpi) */
+        if (!pld_world_hosts_rank(w, r))
+            continue;
+        pld_tensor counts;
+        st = pld_window_host_view(w, a->counts, r, &counts);
+        if (st != PLD_OK)
+            return ex_finish(w, st);
+        memcpy(counts.data, cnt, sizeof(int32_t) * (size_t)p);
     }
     return ex_finish(w, pld_launch(w, moe_kernel, a));
 }

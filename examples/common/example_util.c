@@ -67,10 +67,6 @@ int ex_setup(pld_world *w, int argc, char **argv, const char *const *modes, int 
     return EX_RUN;
 }
 
-int ex_host_sees_all_ranks(const pld_world *w) {
-    return strcmp(pld_world_transport(w), "mpi") != 0;
-}
-
 void ex_check_i32(pld_ctx *c, const char *what, int64_t i, int64_t j, int32_t got, int32_t want) {
     if (got != want)
         pld_fail(c, "golden mismatch: %s[%lld,%lld] got %d want %d", what, (long long)i,

@@ -24,10 +24,6 @@ int ex_init_failed(const char *prog, pld_status st);
  * (2 after a usage error, 0 after --help). */
 int ex_setup(pld_world *w, int argc, char **argv, const char *const *modes, int *mode_out);
 
-/* 1 when the host can see every rank's memory (thread and process
- * transports); 0 under mpi, where each process only holds its own rank. */
-int ex_host_sees_all_ranks(const pld_world *w);
-
 /* The golden value of element [i,j] of a block owned (produced) by `owner`. */
 typedef int32_t (*ex_golden_fn)(int owner, int64_t i, int64_t j);
 

@@ -62,6 +62,10 @@ void pld_world_finalize(pld_world *w);
 int pld_world_size(const pld_world *w);
 int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
 int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
+/* 1 if this process hosts `rank` (every rank on the thread and process
+ * transports, its own one under mpi): only then can the host read or write
+ * that rank's windows (pld_window_host_view) and counters. */
+int pld_world_hosts_rank(const pld_world *w, int rank);
 /* The OS process running `rank` (the caller's own pid on the thread
  * transport); -1 if rank is out of range. */
 int pld_rank_pid(const pld_world *w, int rank);

@@ -58,6 +58,11 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
                     c->w->profile.aiv_cores, c->w->profile.name);
     if (c->ncores > 1)
         pld__kraise(c, PLD_ERR_ARG, api, "multi-core calls do not nest");
+    if (ncores > 1 && !c->tp->threads_ok(c->w))
+        pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
+                    "core_num %d needs a thread per core, and the '%s' transport was set up "
+                    "without thread support (MPI_THREAD_MULTIPLE not provided)",
+                    ncores, c->tp->name);
     if (ncores == 1) {
         fn(c, 0, arg);
         return;

@@ -72,7 +72,7 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         goto err_world;
     }
 
-    const char *tname = cfg->transport ? cfg->transport : "thread";
+    const char *tname = cfg->transport ? cfg->transport : pld__transport_default();
     w->tp = pld__transport_find(tname);
     if (!w->tp) {
         if (!strcmp(tname, "process") || !strcmp(tname, "mpi"))
@@ -87,8 +87,16 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         goto err_world;
     }
 
-    st = pld__devices_parse(cfg->devices ? cfg->devices : "0,1", &w->device_ids, &w->nranks, msg,
-                            sizeof msg);
+    /* Under an MPI launcher the number of processes is the world size:
+     * without a device list, one device per process. */
+    char launched[32];
+    const char *devices = cfg->devices ? cfg->devices : "0,1";
+    int nlaunched = w->tp->launcher_size();
+    if (!cfg->devices && nlaunched > 0) {
+        snprintf(launched, sizeof launched, "0-%d", nlaunched - 1);
+        devices = launched;
+    }
+    st = pld__devices_parse(devices, &w->device_ids, &w->nranks, msg, sizeof msg);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: %s", msg);
         goto err_world;
@@ -220,6 +228,15 @@ int pld_is_root_process(const pld_world *w)
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
     return first == 0 && count > 0;
+}
+
+int pld_world_hosts_rank(const pld_world *w, int rank)
+{
+    if (!w || rank < 0 || rank >= w->nranks)
+        return 0;
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    return rank >= first && rank < first + count;
 }
 
 int pld_rank_pid(const pld_world *w, int rank)

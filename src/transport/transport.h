@@ -22,6 +22,9 @@ typedef struct pld_transport_ops {
     const char *name;
 
     /* ---- set-up -------------------------------------------------------- */
+    /* Ranks the launcher started (mpirun's world size), or 0 when the
+     * program's device list decides. May initialise the launcher's library. */
+    int (*launcher_size)(void);
     /* Creates the execution resources for w->nranks ranks and the world's
      * shared control block (w->sh, sized by pld__world_shared_bytes). */
     pld_status (*world_init)(pld_world *w);
@@ -33,6 +36,9 @@ typedef struct pld_transport_ops {
     void (*hosted_ranks)(const pld_world *w, int *first, int *count);
     /* The OS process that runs `rank`. */
     int (*rank_pid)(const pld_world *w, int rank);
+    /* 1 if a rank may run several threads that call this transport (the
+     * cores of a multi-core call). */
+    int (*threads_ok)(const pld_world *w);
 
     /* ---- windows ------------------------------------------------------- */
     /* Allocates buf->stride * nranks zeroed bytes and sets buf->base. */
@@ -80,8 +86,18 @@ typedef struct pld_transport_ops {
 const pld_transport_ops *pld__transport_find(const char *name);
 /* Comma list of transports compiled in, for messages and `pld info`. */
 const char *pld__transport_names(void);
+/* The transport used when the program names none: "mpi" when this process
+ * was started by an MPI launcher and MPI is compiled in, else "thread". */
+const char *pld__transport_default(void);
+
+/* Shared slot fillers for transports that need nothing special. */
+int pld__tp_program_sized(void);                 /* launcher_size: 0 */
+int pld__tp_threads_always_ok(const pld_world *w); /* threads_ok: 1 */
 
 extern const pld_transport_ops pld__tp_thread_ops;
 extern const pld_transport_ops pld__tp_process_ops;
+#ifdef PLD_HAVE_MPI
+extern const pld_transport_ops pld__tp_mpi_ops;
+#endif
 
 #endif /* PLD_TRANSPORT_H */

@@ -346,11 +346,13 @@ static int tp_proc_rank_pid(const pld_world *w, int rank)
 const pld_transport_ops pld__tp_process_ops = {
     .size = sizeof(pld_transport_ops),
     .name = "process",
+    .launcher_size = pld__tp_program_sized,
     .world_init = tp_proc_world_init,
     .world_fini = tp_proc_world_fini,
     .launch = tp_proc_launch,
     .hosted_ranks = tp_proc_hosted,
     .rank_pid = tp_proc_rank_pid,
+    .threads_ok = pld__tp_threads_always_ok,
     .window_alloc = tp_proc_window_alloc,
     .window_free = tp_proc_window_free,
     .window_peer_ptr = pld__shm_window_peer_ptr,

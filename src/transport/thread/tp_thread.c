@@ -233,11 +233,13 @@ static void tp_thread_abort(pld_world *w)
 const pld_transport_ops pld__tp_thread_ops = {
     .size = sizeof(pld_transport_ops),
     .name = "thread",
+    .launcher_size = pld__tp_program_sized,
     .world_init = tp_thread_world_init,
     .world_fini = tp_thread_world_fini,
     .launch = tp_thread_launch,
     .hosted_ranks = tp_thread_hosted,
     .rank_pid = tp_thread_rank_pid,
+    .threads_ok = pld__tp_threads_always_ok,
     .window_alloc = tp_thread_window_alloc,
     .window_free = tp_thread_window_free,
     .window_peer_ptr = pld__shm_window_peer_ptr,

@@ -1,0 +1,128 @@
+/* Signals on MPI windows. A notify is an MPI_Accumulate (MPI_REPLACE for
+ * Set, MPI_SUM for AtomicAdd) on the peer's cell, completed before it
+ * returns; a wait reads its own cell with MPI_Fetch_and_op(MPI_NO_OP), the
+ * read MPI guarantees atomic against those accumulates, and drives MPI's
+ * progress on transports that need the target to call in.
+ *
+ * Every signal operation uses MPI_UINT32_T: MPI only promises atomicity
+ * between accumulates of the same basic type, and unsigned adds wrap.
+ *
+ * Waiting: spin, then yield the core, then sleep in growing slices (there is
+ * no futex across machines). A failing rank sets the abort cell of every
+ * peer's control window; waits poll it too. */
+#include <sched.h>
+#include <time.h>
+
+#include "transport/mpi/tp_mpi.h"
+
+/* Spinning polls between two looks at the abort cell and the clock. */
+#define TP_MPI_CHECK_EVERY 64
+/* Longest sleep between two polls once a wait has gone quiet. */
+#define TP_MPI_SLEEP_MAX_NS 200000
+
+static uint32_t fetch_cell(pld_ctx *c, MPI_Win win, int rank, size_t off, const char *what)
+{
+    uint32_t none = 0, v = 0;
+    int rc = MPI_Fetch_and_op(&none, &v, MPI_UINT32_T, rank, (MPI_Aint)off, MPI_NO_OP, win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_flush(rank, win);
+    if (rc != MPI_SUCCESS)
+        pld__mpi_raise(c, "MPI_Fetch_and_op", rc, "reading %s", what);
+    return v;
+}
+
+pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                                  int32_t value, pld_notify_op op)
+{
+    MPI_Win win = tp_mpi_win_of(buf);
+    uint32_t v = (uint32_t)value;
+    /* release: this rank's own stores into its windows are visible to the
+     * peer's gets once the peer sees the signal (its puts already are) */
+    atomic_thread_fence(memory_order_seq_cst);
+    pld__mpi_sync_windows(c->w);
+    int rc = MPI_Accumulate(&v, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T,
+                            op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, win);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_flush(peer, win);
+    if (rc != MPI_SUCCESS)
+        pld__mpi_raise(c, "MPI_Accumulate", rc, "signal '%s' at rank %d, offset %zu", buf->name,
+                       peer, off);
+    return PLD_OK;
+}
+
+int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off)
+{
+    int32_t v = (int32_t)fetch_cell(c, tp_mpi_win_of(buf), c->rank, off, buf->name);
+    /* acquire: what the notifier wrote before the signal is now readable */
+    pld__mpi_sync_windows(c->w);
+    atomic_thread_fence(memory_order_seq_cst);
+    return v;
+}
+
+int pld__mpi_abort_seen(pld_world *w)
+{
+    tp_mpi_state *s = tp_mpi_state_of(w);
+    uint32_t none = 0, v = 0;
+    if (MPI_Fetch_and_op(&none, &v, MPI_UINT32_T, s->rank, TP_MPI_CTL_ABORT, MPI_NO_OP,
+                         s->ctl_win) != MPI_SUCCESS ||
+        MPI_Win_flush(s->rank, s->ctl_win) != MPI_SUCCESS)
+        return 1; /* the control window itself failed: stop waiting */
+    return v != 0;
+}
+
+static void sleep_ns(long ns)
+{
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+pld_status pld__mpi_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
+{
+    pld_world *w = c->w;
+    MPI_Win win = tp_mpi_win_of(wd->buf);
+    uint64_t start = pld__now_ns();
+    uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
+    long nap = 1000;
+    for (long i = 0;; i++) {
+        uint32_t v = fetch_cell(c, win, c->rank, wd->off, wd->buf->name);
+        if (pld__wait_satisfied((int32_t)v, wd->expected, wd->cmp)) {
+            pld__mpi_sync_windows(w);
+            atomic_thread_fence(memory_order_seq_cst);
+            return PLD_OK;
+        }
+        /* spinning: look at the abort cell and the clock now and then */
+        if (i < (long)w->spin && i % TP_MPI_CHECK_EVERY != TP_MPI_CHECK_EVERY - 1)
+            continue;
+        if (pld__aborted(c))
+            return PLD_ERR_PEER;
+        if (pld__mpi_abort_seen(w)) {
+            /* tell this rank's other cores; the launch finds the root cause */
+            int32_t zero = 0;
+            atomic_compare_exchange_strong(&c->sh->abort_status, &zero, (int32_t)PLD_ERR_PEER);
+            return PLD_ERR_PEER;
+        }
+        uint64_t now = pld__now_ns();
+        if (now >= deadline)
+            return PLD_ERR_TIMEOUT;
+        if (i < (long)w->spin)
+            continue;
+        /* then hand the core away for a while, then sleep in growing naps */
+        if (now - start < 2000000u) {
+            sched_yield();
+        } else {
+            sleep_ns(nap);
+            nap = nap * 2 > TP_MPI_SLEEP_MAX_NS ? TP_MPI_SLEEP_MAX_NS : nap * 2;
+        }
+    }
+}
+
+void pld__mpi_abort(pld_world *w)
+{
+    tp_mpi_state *s = tp_mpi_state_of(w);
+    uint32_t one = 1;
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            MPI_Accumulate(&one, 1, MPI_UINT32_T, r, TP_MPI_CTL_ABORT, 1, MPI_UINT32_T,
+                           MPI_REPLACE, s->ctl_win);
+    MPI_Win_flush_all(s->ctl_win);
+}
