@@ -10,7 +10,7 @@
  *   barrier         MPI_Barrier
  *   broadcast       MPI_Bcast, root 0, n floats
  *   allgather       MPI_Allgather, S floats in, P*S out (size = P*S*4)
- *   reduce_scatter  MPI_Reduce_scatter_block, P*S in, S out
+ *   reduce_scatter  MPI_Reduce_scatter_block in place on P*S (like pld's)
  *   allreduce       MPI_Allreduce in place (pld's allreduce is in place)
  *   all_to_all      MPI_Alltoall, S floats per destination
  *   all_to_all_v    MPI_Alltoallv, blocks of M rows of S floats per destination;
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_ref.h"
 #include "sweep.h"
 
 #define MAX_SIZES 256
@@ -43,10 +44,6 @@ static float val(int src, int dst, int64_t it, int64_t i) {
     return (float)(((uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)it * 17u +
                     (uint64_t)i * 7u) %
                    16u);
-}
-
-static int a2av_rows(int64_t m, int s, int d, int64_t it) {
-    return (int)(((int64_t)s * 3 + d + it) % (m + 1));
 }
 
 static int usage(int code) {
@@ -108,77 +105,44 @@ static int parse(opts *o, int argc, char **argv) {
     return 0;
 }
 
-typedef struct bufs {
-    float *in, *out;
-    int *scount, *sdispl, *rcount, *rdispl;
-    bench_shape sh;
-} bufs;
+typedef bench_mpi_bufs bufs;
 
-static void call(bench_coll c, bufs *b) {
-    int s = (int)b->sh.cols;
-    switch (c) {
-    case BENCH_BARRIER:
-        MPI_Barrier(MPI_COMM_WORLD);
-        break;
-    case BENCH_BROADCAST:
-        MPI_Bcast(b->out, (int)b->sh.count, MPI_FLOAT, 0, MPI_COMM_WORLD);
-        break;
-    case BENCH_ALLGATHER:
-        MPI_Allgather(b->in, s, MPI_FLOAT, b->out, s, MPI_FLOAT, MPI_COMM_WORLD);
-        break;
-    case BENCH_REDUCE_SCATTER:
-        MPI_Reduce_scatter_block(b->in, b->out, s, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        break;
-    case BENCH_ALLREDUCE:
-        MPI_Allreduce(MPI_IN_PLACE, b->out, (int)b->sh.count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        break;
-    case BENCH_ALL_TO_ALL:
-        MPI_Alltoall(b->in, s, MPI_FLOAT, b->out, s, MPI_FLOAT, MPI_COMM_WORLD);
-        break;
-    case BENCH_ALL_TO_ALL_V:
-        MPI_Alltoallv(b->in, b->scount, b->sdispl, MPI_FLOAT, b->out, b->rcount, b->rdispl,
-                      MPI_FLOAT, MPI_COMM_WORLD);
-        break;
-    default:
-        break;
-    }
-}
-
-static void set_counts(bufs *b, int64_t it) {
-    int64_t m = b->sh.m, s = b->sh.cols;
-    for (int d = 0; d < nranks; d++) {
-        b->sdispl[d] = b->rdispl[d] = (int)(d * m * s);
-        b->scount[d] = (int)((it < 0 ? m : a2av_rows(m, rank, d, it)) * s);
-        b->rcount[d] = (int)((it < 0 ? m : a2av_rows(m, d, rank, it)) * s);
-    }
+/* Rows rank s sent to this rank in the current (checked) iteration. */
+static int64_t rows_from(const bufs *b, int s) {
+    return b->rcount[s] / b->sh.cols;
 }
 
 static void fill(bench_coll c, bufs *b, int64_t it) {
-    int64_t s = b->sh.cols, n = b->sh.count;
+    int64_t s = b->sh.cols, n = b->sh.count, m = b->sh.m;
+    float *in = b->in, *out = b->out;
     switch (c) {
     case BENCH_BROADCAST:
         for (int64_t i = 0; i < n; i++)
-            b->out[i] = rank == 0 ? val(0, 0, it, i) : -3.0f;
+            out[i] = rank == 0 ? val(0, 0, it, i) : -3.0f;
         break;
     case BENCH_ALLGATHER:
         for (int64_t i = 0; i < s; i++)
-            b->in[i] = val(rank, 0, it, i);
+            in[i] = val(rank, 0, it, i);
         break;
-    case BENCH_REDUCE_SCATTER:
+    case BENCH_REDUCE_SCATTER: /* in place: all P rows staged in out */
+        for (int d = 0; d < nranks; d++)
+            for (int64_t i = 0; i < s; i++)
+                out[d * s + i] = val(rank, d, it, i);
+        break;
     case BENCH_ALL_TO_ALL:
         for (int d = 0; d < nranks; d++)
             for (int64_t i = 0; i < s; i++)
-                b->in[d * s + i] = val(rank, d, it, i);
+                in[d * s + i] = val(rank, d, it, i);
         break;
     case BENCH_ALLREDUCE:
         for (int64_t i = 0; i < n; i++)
-            b->out[i] = val(rank, 0, it, i);
+            out[i] = val(rank, 0, it, i);
         break;
     case BENCH_ALL_TO_ALL_V:
-        set_counts(b, it);
+        bench_mpi_counts(b, rank, nranks, it);
         for (int d = 0; d < nranks; d++)
-            for (int64_t i = 0; i < b->sh.m * s; i++)
-                b->in[d * b->sh.m * s + i] = val(rank, d, it, i);
+            for (int64_t i = 0; i < m * s; i++)
+                in[d * m * s + i] = val(rank, d, it, i);
         break;
     default:
         break;
@@ -187,22 +151,23 @@ static void fill(bench_coll c, bufs *b, int64_t it) {
 
 static int64_t verify(bench_coll c, const bufs *b, int64_t it) {
     int64_t s = b->sh.cols, n = b->sh.count, wrong = 0;
+    const float *out = b->out;
     switch (c) {
     case BENCH_BROADCAST:
         for (int64_t i = 0; i < n; i++)
-            wrong += b->out[i] != val(0, 0, it, i);
+            wrong += out[i] != val(0, 0, it, i);
         break;
     case BENCH_ALLGATHER:
         for (int r = 0; r < nranks; r++)
             for (int64_t i = 0; i < s; i++)
-                wrong += b->out[r * s + i] != val(r, 0, it, i);
+                wrong += out[r * s + i] != val(r, 0, it, i);
         break;
-    case BENCH_REDUCE_SCATTER:
+    case BENCH_REDUCE_SCATTER: /* MPI_IN_PLACE: the result is the first row */
         for (int64_t i = 0; i < s; i++) {
             float x = 0;
             for (int r = 0; r < nranks; r++)
                 x += val(r, rank, it, i);
-            wrong += b->out[i] != x;
+            wrong += out[i] != x;
         }
         break;
     case BENCH_ALLREDUCE:
@@ -210,18 +175,18 @@ static int64_t verify(bench_coll c, const bufs *b, int64_t it) {
             float x = 0;
             for (int r = 0; r < nranks; r++)
                 x += val(r, 0, it, i);
-            wrong += b->out[i] != x;
+            wrong += out[i] != x;
         }
         break;
     case BENCH_ALL_TO_ALL:
         for (int r = 0; r < nranks; r++)
             for (int64_t i = 0; i < s; i++)
-                wrong += b->out[r * s + i] != val(r, rank, it, i);
+                wrong += out[r * s + i] != val(r, rank, it, i);
         break;
     case BENCH_ALL_TO_ALL_V:
         for (int r = 0; r < nranks; r++)
-            for (int64_t i = 0; i < a2av_rows(b->sh.m, r, rank, it) * s; i++)
-                wrong += b->out[r * b->sh.m * s + i] != val(r, rank, it, i);
+            for (int64_t i = 0; i < rows_from(b, r) * s; i++)
+                wrong += out[r * b->sh.m * s + i] != val(r, rank, it, i);
         break;
     default:
         break;
@@ -231,7 +196,7 @@ static int64_t verify(bench_coll c, const bufs *b, int64_t it) {
 
 /* One size: returns the row (on every rank; printed by rank 0). */
 static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
-    bufs b = {0};
+    bufs b = {.type = MPI_FLOAT, .op = MPI_SUM, .root = 0};
     bench_shape_make(c, nranks, sizeof(float), req, &b.sh);
     if (b.sh.count > INT32_MAX) {
         if (rank == 0)
@@ -252,34 +217,18 @@ static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
     b.rdispl = b.rcount + nranks;
     memset(b.in, 0, n * sizeof(float)); /* touch every page before timing */
     memset(b.out, 0, n * sizeof(float));
-    set_counts(&b, -1);
+    bench_mpi_counts(&b, rank, nranks, -1);
 
-    /* warmup as pld bench: the count, then one call per decision of rank 0
-     * until it has warmed up for warmup_ms */
-    double w0 = MPI_Wtime();
-    for (int64_t i = 0; i < o->warmup; i++)
-        call(c, &b);
-    for (;;) {
-        int done = MPI_Wtime() - w0 >= (double)o->warmup_ms * 1e-3;
-        MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (done) break;
-        call(c, &b);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int64_t i = 0; i < o->iters; i++)
-        call(c, &b);
-    double t = MPI_Wtime() - t0, tmax = 0;
-    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-
+    double t = bench_mpi_time(c, &b, o->iters, o->warmup, (uint64_t)o->warmup_ms * 1000000u,
+                              MPI_COMM_WORLD);
     long long wrong = 0, wrong_all = 0;
     if (o->check) {
         for (int64_t it = 0; it < o->iters; it++) {
             fill(c, &b, it);
-            call(c, &b);
+            bench_mpi_call(c, &b, MPI_COMM_WORLD);
             wrong += verify(c, &b, it);
         }
-        set_counts(&b, -1);
+        bench_mpi_counts(&b, rank, nranks, -1);
         MPI_Allreduce(&wrong, &wrong_all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     }
     *row = (bench_row){.bytes = b.sh.bytes,
@@ -287,7 +236,7 @@ static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
                        .type = c == BENCH_BARRIER ? "-" : "fp32",
                        .redop = bench_coll_reduces(c) ? "sum" : "none",
                        .root = c == BENCH_BROADCAST ? 0 : -1,
-                       .time_us = tmax / (double)o->iters * 1e6,
+                       .time_us = t / 1e3,
                        .wrong = o->check ? wrong_all : -1};
     if (row->time_us > 0 && b.sh.bytes > 0) {
         row->algbw = (double)b.sh.bytes / (row->time_us * 1e3);
@@ -296,7 +245,7 @@ static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
     free(b.in);
     free(b.out);
     free(b.scount);
-    return 0;
+    return t < 0 ? -1 : 0;
 }
 
 int main(int argc, char **argv) {

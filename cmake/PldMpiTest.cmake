@@ -1,9 +1,13 @@
 # pld_add_mpi_test(<test> <np> <target> [args...])
 #   Runs <target> under the MPI launcher with <np> processes (oversubscribed:
 #   these machines have fewer cores than ranks) as ctest test <test>, label
-#   "mpi". The environment lets the launcher run as root in a container and
-#   keeps Open MPI on its shared-memory paths (no network, no ptrace-based
-#   single copy). LeakSanitizer is off: MPI libraries keep memory until exit.
+#   "mpi". The environment (PLD_MPI_TEST_ENV, for tests added otherwise)
+#   lets the launcher run as root in a container and keeps Open MPI on its
+#   shared-memory paths (no network, no ptrace-based single copy).
+#   LeakSanitizer is off: MPI libraries keep memory until exit.
+set(PLD_MPI_TEST_ENV
+    "OMPI_ALLOW_RUN_AS_ROOT=set:1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=set:1;OMPI_MCA_btl=set:self,vader;OMPI_MCA_pml=set:ob1;OMPI_MCA_btl_vader_single_copy_mechanism=set:none;ASAN_OPTIONS=set:detect_leaks=0")
+
 function(pld_add_mpi_test test np target)
   add_test(NAME ${test}
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
@@ -12,5 +16,5 @@ function(pld_add_mpi_test test np target)
     LABELS mpi
     TIMEOUT 120
     ENVIRONMENT_MODIFICATION
-    "OMPI_ALLOW_RUN_AS_ROOT=set:1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=set:1;OMPI_MCA_btl=set:self,vader;OMPI_MCA_pml=set:ob1;OMPI_MCA_btl_vader_single_copy_mechanism=set:none;ASAN_OPTIONS=set:detect_leaks=0;PLD_DEBUG=unset:;PLD_IR=unset:;PLD_TRACE=unset:;PLD_UB_BYTES=unset:;PLD_WAIT_TIMEOUT_MS=unset:")
+    "${PLD_MPI_TEST_ENV};PLD_DEBUG=unset:;PLD_IR=unset:;PLD_TRACE=unset:;PLD_UB_BYTES=unset:;PLD_WAIT_TIMEOUT_MS=unset:")
 endfunction()

@@ -15,8 +15,12 @@
 #include "cli.h"
 #include "cost.h"
 #include "peak.h"
+#include "peak_launch.h"
 #include "run.h"
 #include "sweep.h"
+#ifdef PLD_HAVE_MPI
+#include "vs_mpi.h"
+#endif
 
 #define MAX_SIZES 256
 #define BENCH_WARMUP_MS 50
@@ -63,7 +67,7 @@ static int usage(FILE *out) {
             "               all_to_all_v, or all (every one, in that order)\n"
             "  -p, --platform P     a2a3sim (default) | a5sim\n"
             "  -d, --device LIST    devices = ranks, e.g. 0,1 (default) or 0-7\n"
-            "      --transport T    thread (default) | process\n"
+            "      --transport T    thread (default) | process | mpi (under mpirun)\n"
             "  -b, --minbytes SIZE  smallest size (default 8); K/M/G suffixes\n"
             "  -e, --maxbytes SIZE  largest size (default 64M)\n"
             "  -f, --stepfactor F   multiply the size by F (default 2)\n"
@@ -77,8 +81,9 @@ static int usage(FILE *out) {
             "  -r, --root R         broadcast root (default 0)\n"
             "      --mode M         allgather push|inplace, allreduce mesh|ring\n"
             "      --csv FILE       also write the rows as CSV\n"
-            "      --vs-mpi         time MPI's own collectives in the same job (needs\n"
-            "                       --transport mpi under mpirun; see bench/compare.sh)\n"
+            "      --vs-mpi         after each row, MPI's own collective on the same buffers\n"
+            "                       in the same job, and the time ratio (--transport mpi\n"
+            "                       under mpirun; fp32/int dtypes; see bench/compare.sh)\n"
             "size = total bytes of the collective's buffer on one rank (nccl-tests): the\n"
             "gathered output of allgather, the [P,S] input of reduce_scatter and all_to_all.\n"
             "time = max over ranks of one back-to-back loop / iters (us). busbw factors:\n"
@@ -265,13 +270,38 @@ static void header(bench_state *s, bench_coll c, bench_mode mode) {
     bench_table_header(stdout, 1);
 }
 
-/* Memcpy peak of `threads` threads on requested size i (measured on first
- * use for thread counts other than the start-up one). */
+/* Memcpy peak of `threads` threads on requested size i (measured at
+ * start-up for every thread count up to peak_threads). */
 static double peak_for(bench_state *s, int threads, int i) {
     double *v = &s->peak[(size_t)threads * (size_t)s->nsizes + (size_t)i];
     if (*v == 0) *v = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
     return *v;
 }
+
+#ifdef PLD_HAVE_MPI
+/* The MPI line under a pld row: MPI's time on the same buffers, the ratio,
+ * and the same row in the CSV as implementation "mpi". */
+static void vs_mpi_row(bench_state *s, bench_coll c, const bench_row *pld_row,
+                       const bench_vs_mpi *vs) {
+    if (vs->ns < 0) {
+        printf("#   %s: failed (or counts beyond MPI's int)\n", bench_vs_mpi_name(c));
+        return;
+    }
+    bench_row m = *pld_row;
+    m.time_us = vs->ns / 1e3;
+    m.wrong = -1;
+    m.algbw = m.busbw = 0;
+    if (vs->ns > 0 && m.bytes > 0) {
+        m.algbw = (double)m.bytes / vs->ns;
+        m.busbw = m.algbw * bench_busbw_factor(c, s->p);
+    }
+    printf("#   %-26s %10.2f us   pld/MPI time %.2f%s\n", bench_vs_mpi_name(c), m.time_us,
+           vs->ns > 0 ? pld_row->time_us / m.time_us : 0,
+           pld_row->time_us <= m.time_us ? "" : "  (MPI faster)");
+    if (s->csv)
+        bench_csv_row(s->csv, "mpi", bench_coll_name(c), "mpi", "mpi", s->p, &m, 0);
+}
+#endif
 
 static void run_coll(bench_state *s, bench_coll c) {
     const bench_opts *o = s->o;
@@ -308,6 +338,17 @@ static void run_coll(bench_state *s, bench_coll c) {
         s->failures++;
         return;
     }
+#ifdef PLD_HAVE_MPI
+    bench_vs_mpi vs = {.coll = c,
+                       .dtype = o->dtype,
+                       .op = op,
+                       .root = (int)o->root,
+                       .inplace = mode == BENCH_MODE_INPLACE,
+                       .iters = o->iters,
+                       .warmup = o->warmup,
+                       .warmup_ns = spec.warmup_ns};
+    if (o->vs_mpi) bench_runner_after(r, bench_vs_mpi_after, &vs);
+#endif
     header(s, c, mode);
     size_t esz = pld_dtype_size(o->dtype);
     int64_t last = -1;
@@ -370,10 +411,13 @@ static void run_coll(bench_state *s, bench_coll c) {
         }
         progress_clear(s);
         bench_table_row(stdout, &row, 1);
-        fflush(stdout);
         if (s->csv)
             bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(mode),
                           pld_world_transport(s->w), s->p, &row, 1);
+#ifdef PLD_HAVE_MPI
+        if (o->vs_mpi) vs_mpi_row(s, c, &row, &vs);
+#endif
+        fflush(stdout);
         if (!row.card_ok) s->card_mismatches++;
         if (res.wrong > 0) wrong += res.wrong;
         if (sh.bytes > 0) {
@@ -394,16 +438,19 @@ static void run_coll(bench_state *s, bench_coll c) {
 }
 
 static int vs_mpi_unavailable(const bench_opts *o) {
+    (void)o;
     fprintf(stderr,
             "pld bench: --vs-mpi times MPI's own collectives (MPI_Allgather, MPI_Alltoall, ...)\n"
-            "  on the same buffers in the same job, so it needs --transport mpi under mpirun.\n"
-            "  %s\n"
-            "  To compare with MPI on this machine, run bench/compare.sh: it runs pld bench on\n"
-            "  the thread and process transports and bench/mpi_coll (MPI's collectives, same\n"
-            "  sizes, same table) under mpirun back to back, and prints the ratios.\n",
-            o->cfg.transport && !strcmp(o->cfg.transport, "mpi")
-                ? "This build of pld has no mpi transport (and pld bench has no --vs-mpi yet)."
-                : "This build of pld has no mpi transport: --transport mpi is not available.");
+            "  on the same buffers in the same job, so it needs --transport mpi under mpirun,\n"
+            "  e.g. mpirun -n 4 pld bench allgather --transport mpi --vs-mpi\n"
+            "  %s"
+            "  To compare the thread and process transports with MPI, run bench/compare.sh.\n",
+#ifdef PLD_HAVE_MPI
+            ""
+#else
+            "This build of pld has no mpi transport (MPI was not found at build time).\n"
+#endif
+    );
     return CLI_EXIT_USAGE;
 }
 
@@ -412,7 +459,18 @@ int bench_main(int argc, char **argv) {
     int rc = parse(&o, argc, argv);
     if (rc < 0) return usage(stdout);
     if (rc) return rc;
+#ifdef PLD_HAVE_MPI
+    if (o.vs_mpi) {
+        char why[160];
+        if (!o.cfg.transport || strcmp(o.cfg.transport, "mpi")) return vs_mpi_unavailable(&o);
+        if (bench_vs_mpi_check(o.dtype, why, sizeof why)) {
+            fprintf(stderr, "pld bench: --vs-mpi: %s\n", why);
+            return CLI_EXIT_USAGE;
+        }
+    }
+#else
     if (o.vs_mpi) return vs_mpi_unavailable(&o);
+#endif
 
     static bench_state s;
     memset(&s, 0, sizeof s);
@@ -423,6 +481,16 @@ int bench_main(int argc, char **argv) {
     if (st != PLD_OK) return cli_world_error("bench", st);
     s.p = pld_world_size(s.w);
     pld_world_limits(s.w, &s.lim);
+    /* under mpi every process runs this; the root process prints (the
+     * others run the same launches, and agree on every status) */
+    if (!pld_is_root_process(s.w)) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) {
+            pld_world_finalize(s.w);
+            return 1;
+        }
+        s.progress_tty = 0;
+        o.csv = NULL;
+    }
     if (o.root >= s.p) {
         for (int i = 0; i < o.ncoll; i++)
             if (o.coll[i] == BENCH_BROADCAST) {
@@ -456,9 +524,16 @@ int bench_main(int argc, char **argv) {
     int need_peak = 0;
     for (int i = 0; i < o.ncoll; i++)
         need_peak |= o.coll[i] != BENCH_BARRIER;
-    for (int i = 0; need_peak && i < s.nsizes; i++) {
-        progress(&s, "memcpy peak", i, s.nsizes, s.sizes[i]);
-        peak_for(&s, s.peak_threads, i);
+    if (need_peak) {
+        progress(&s, "memcpy peak", 0, 1, s.sizes[s.nsizes - 1]);
+        st = bench_peak_measure(s.w, s.peak_threads, s.sizes, s.nsizes, s.peak);
+        if (st != PLD_OK) {
+            fprintf(stderr, "pld bench: memcpy peak: %s: %s\n", pld_status_name(st),
+                    pld_world_error(s.w));
+            free(s.peak);
+            pld_world_finalize(s.w);
+            return 1;
+        }
     }
     progress_clear(&s);
     printf("# pld bench: %d ranks on %d online cores; memcpy peak: min(P, cores) = %d "

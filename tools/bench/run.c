@@ -9,28 +9,35 @@
 #define SENTINEL (-3.0) /* never a valid value: values and results are >= 0 */
 #define INPUT_ALIGN 4096u
 
+/* What each rank reports at the end of the kernel, as 64-bit words: its
+ * timed-loop time, wrong elements, warmup calls and byte counters. Every
+ * rank stores its row into every rank's results window, so each process
+ * (one per rank under mpi) can read the whole table from its own rank. */
+enum { RES_T_NS, RES_WRONG, RES_WARM, RES_COUNTERS };
+#define RES_WORDS (RES_COUNTERS + sizeof(pld_counters) / sizeof(uint64_t))
+
 /* The kernel argument: in pld_host_alloc memory, like everything it points to. */
 typedef struct bench_arg {
     bench_spec spec;
     bench_shape sh;
     bench_vals vals;
     pld_dtensor data, sig, ring_sig, rcounts;
+    pld_dtensor warm;    /* INT32 [1,1]: rank 0's "warmup is over" (Set on every rank) */
+    pld_dtensor results; /* INT32 [P, 2*RES_WORDS]: row q = rank q's report */
     unsigned char *in; /* rank r's input at in + r * in_stride */
     size_t in_stride;
     int32_t *counts;    /* all_to_all_v: row r = rank r's send counts [P] */
-    uint64_t *t_ns;     /* per rank: the timed loop */
-    int warm_done;      /* rank 0: warmup time reached (read after a barrier) */
-    int64_t warm_calls; /* rank 0: warmup calls made (the same on every rank) */
-    int64_t *wrong;     /* per rank: wrong elements over the checked calls */
 } bench_arg;
 
 struct bench_runner {
     pld_world *w;
     int p;
     bench_spec spec;
-    pld_window_buffer *sig_buf, *ring_buf;
+    pld_window_buffer *sig_buf, *ring_buf, *warm_buf, *res_buf;
     bench_arg *arg;
     pld_counters *counters;
+    bench_after_fn after;
+    void *after_ctx;
 };
 
 /* What one rank works on. */
@@ -216,36 +223,60 @@ static void k_bench(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig); /* before any peer pushes into my slice */
 
     /* warmup: at least `warmup` calls, then one call per barrier until rank
-     * 0 has been warming up for warmup_ns (rank 0 decides before the
-     * barrier, the others read the decision after it) */
+     * 0 has been warming up for warmup_ns. Rank 0 decides before the
+     * barrier and sets its decision on every rank; the others read it after
+     * the barrier. Rank 0 cannot overwrite it before a slow rank read it:
+     * its next decision follows a call, and every collective waits for
+     * every rank to have entered it. */
     uint64_t w0 = bench_now_ns();
     int64_t warm = 0;
     for (; warm < a->spec.warmup; warm++)
         call(c, a, &b);
+    int64_t cell[2] = {0, 0};
     for (;;) {
-        if (b.me == 0) a->warm_done = bench_now_ns() - w0 >= a->spec.warmup_ns;
+        int done = a->spec.warmup_ns == 0; /* a count only: nothing to tell */
+        if (!done && b.me == 0) {
+            int32_t d = bench_now_ns() - w0 >= a->spec.warmup_ns;
+            for (int q = 0; q < b.p; q++)
+                pld_notify(c, a->warm, q, cell, d, PLD_NOTIFY_SET);
+        }
         pld_barrier(c, a->sig);
-        if (a->warm_done) break;
+        if (done || pld_signal_read(c, a->warm, cell)) break;
         call(c, a, &b);
         warm++;
     }
-    if (b.me == 0) a->warm_calls = warm;
     uint64_t t0 = bench_now_ns();
     for (int64_t i = 0; i < a->spec.iters; i++)
         call(c, a, &b);
-    a->t_ns[b.me] = bench_now_ns() - t0;
+    uint64_t t_ns = bench_now_ns() - t0;
 
-    if (!a->spec.check) return;
     int64_t wrong = 0;
-    pld_barrier(c, a->sig);
-    for (int64_t it = 0; it < a->spec.iters; it++) {
-        fill(a, &b, it);
-        call(c, a, &b);
-        if (a->spec.inject && b.me == 0 && it == 0) wrong += inject(a, &b);
-        wrong += verify(a, &b, it);
-        pld_barrier(c, a->sig); /* nobody writes my results before I checked them */
+    if (a->spec.check) {
+        pld_barrier(c, a->sig);
+        for (int64_t it = 0; it < a->spec.iters; it++) {
+            fill(a, &b, it);
+            call(c, a, &b);
+            if (a->spec.inject && b.me == 0 && it == 0) wrong += inject(a, &b);
+            wrong += verify(a, &b, it);
+            pld_barrier(c, a->sig); /* nobody writes my results before I checked them */
+        }
     }
-    a->wrong[b.me] = wrong;
+
+    /* the report: counters first, so they cover the collective calls and
+     * the kernel's barriers only */
+    uint64_t row[RES_WORDS];
+    pld_counters k = pld_ctx_counters(c);
+    row[RES_T_NS] = t_ns;
+    row[RES_WRONG] = (uint64_t)wrong;
+    row[RES_WARM] = (uint64_t)warm;
+    memcpy(&row[RES_COUNTERS], &k, sizeof k);
+    pld_tile *t = pld_tile_create(c, PLD_INT32, 1, 2 * (int64_t)RES_WORDS);
+    memcpy(pld_tile_data(t), row, sizeof row);
+    int64_t at[2] = {b.me, 0};
+    for (int q = 0; q < b.p; q++)
+        pld_remote_store(c, t, a->results, q, at, PLD_ATOMIC_NONE);
+    pld_tile_free(c, t);
+    pld_barrier(c, a->sig);
 }
 
 pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out) {
@@ -262,15 +293,19 @@ pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner 
         st = PLD_ERR_NOMEM;
         goto err;
     }
-    r->arg->t_ns = pld_host_alloc(w, sizeof(uint64_t) * (size_t)p);
-    r->arg->wrong = pld_host_alloc(w, sizeof(int64_t) * (size_t)p);
-    if (!r->arg->t_ns || !r->arg->wrong) {
-        st = PLD_ERR_NOMEM;
-        goto err;
-    }
     st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)p, "bench_signal", &r->sig_buf);
     if (st != PLD_OK) goto err;
     st = pld_window(r->sig_buf, PLD_INT32, 2, PLD_IDX(p, 1), &r->arg->sig);
+    if (st != PLD_OK) goto err;
+    st = pld_alloc_window_buffer(w, sizeof(int32_t), "bench_warm", &r->warm_buf);
+    if (st != PLD_OK) goto err;
+    st = pld_window(r->warm_buf, PLD_INT32, 2, PLD_IDX(1, 1), &r->arg->warm);
+    if (st != PLD_OK) goto err;
+    st = pld_alloc_window_buffer(w, sizeof(uint64_t) * RES_WORDS * (size_t)p, "bench_results",
+                                 &r->res_buf);
+    if (st != PLD_OK) goto err;
+    st = pld_window(r->res_buf, PLD_INT32, 2, PLD_IDX(p, 2 * (int64_t)RES_WORDS),
+                    &r->arg->results);
     if (st != PLD_OK) goto err;
     if (spec->coll == BENCH_ALLREDUCE && spec->mode == BENCH_MODE_RING) {
         int64_t rows = p > 1 ? 2 * (p - 1) : 1;
@@ -290,14 +325,17 @@ err:
 void bench_runner_close(bench_runner *r) {
     if (!r) return;
     if (r->ring_buf) pld_free_window_buffer(r->w, r->ring_buf);
+    if (r->res_buf) pld_free_window_buffer(r->w, r->res_buf);
+    if (r->warm_buf) pld_free_window_buffer(r->w, r->warm_buf);
     if (r->sig_buf) pld_free_window_buffer(r->w, r->sig_buf);
-    if (r->arg) {
-        pld_host_free(r->w, r->arg->t_ns);
-        pld_host_free(r->w, r->arg->wrong);
-        pld_host_free(r->w, r->arg);
-    }
+    if (r->arg) pld_host_free(r->w, r->arg);
     free(r->counters);
     free(r);
+}
+
+void bench_runner_after(bench_runner *r, bench_after_fn fn, void *ctx) {
+    r->after = fn;
+    r->after_ctx = ctx;
 }
 
 pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
@@ -316,13 +354,9 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
     bench_vals_init(&a->vals, sp->dtype, sp->op, bench_coll_reduces(sp->coll), p);
     a->in = NULL;
     a->in_stride = 0;
-    a->warm_done = 0;
-    a->warm_calls = 0;
     a->counts = NULL;
     memset(&a->data, 0, sizeof a->data);
     memset(&a->rcounts, 0, sizeof a->rcounts);
-    memset(a->t_ns, 0, sizeof(uint64_t) * (size_t)p);
-    memset(a->wrong, 0, sizeof(int64_t) * (size_t)p);
 
     /* windows and inputs: once per size */
     if (sp->coll != BENCH_BARRIER) {
@@ -362,23 +396,42 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
     st = pld_launch(r->w, k_bench, a);
     if (st != PLD_OK) goto out;
 
+    /* the reports, from the results window of a rank this process hosts */
+    int host = 0;
+    while (host < p - 1 && !pld_world_hosts_rank(r->w, host))
+        host++;
+    pld_tensor res;
+    st = pld_window_host_view(r->w, a->results, host, &res);
+    if (st != PLD_OK) goto out;
     uint64_t tmax = 0, tmin = UINT64_MAX;
     out->wrong = sp->check ? 0 : -1;
     for (int q = 0; q < p; q++) {
-        tmax = a->t_ns[q] > tmax ? a->t_ns[q] : tmax;
-        tmin = a->t_ns[q] < tmin ? a->t_ns[q] : tmin;
-        if (sp->check) out->wrong += a->wrong[q];
-        st = pld_rank_counters(r->w, q, &r->counters[q]);
-        if (st != PLD_OK) goto out;
+        uint64_t row[RES_WORDS];
+        memcpy(row, (const unsigned char *)res.data + sizeof row * (size_t)q, sizeof row);
+        tmax = row[RES_T_NS] > tmax ? row[RES_T_NS] : tmax;
+        tmin = row[RES_T_NS] < tmin ? row[RES_T_NS] : tmin;
+        if (sp->check) out->wrong += (int64_t)row[RES_WRONG];
+        memcpy(&r->counters[q], &row[RES_COUNTERS], sizeof r->counters[q]);
+        out->warmup_calls = (int64_t)row[RES_WARM]; /* the same on every rank */
     }
     out->time_ns = sp->iters > 0 ? (double)tmax / (double)sp->iters : 0;
     out->time_ns_min = sp->iters > 0 ? (double)tmin / (double)sp->iters : 0;
-    out->warmup_calls = a->warm_calls;
     /* the kernel's own pld_barriers: set-up, end of warmup, start of the
      * check and one after every checked call */
     out->barriers = 2 + (sp->check ? 1 + sp->iters : 0);
-    out->ncalls = (uint64_t)(a->warm_calls + sp->iters + (sp->check ? sp->iters : 0));
+    out->ncalls = (uint64_t)(out->warmup_calls + sp->iters + (sp->check ? sp->iters : 0));
     out->counters = r->counters;
+    if (r->after) {
+        pld_tensor mine;
+        st = a->data.buf ? pld_window_host_view(r->w, a->data, host, &mine) : PLD_OK;
+        if (st != PLD_OK) goto out;
+        bench_bufs bb = {.sh = sh,
+                         .rank = host,
+                         .p = p,
+                         .in = a->in ? a->in + (size_t)host * a->in_stride : NULL,
+                         .data = a->data.buf ? mine.data : NULL};
+        r->after(r->after_ctx, &bb);
+    }
 out:
     if (a->counts) pld_host_free(r->w, a->counts);
     if (a->in) pld_host_free(r->w, a->in);

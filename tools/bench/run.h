@@ -13,9 +13,13 @@
  *   t0; iters calls back to back; t1 (each rank times itself)
  *   with check: pld_barrier, then iters more calls, each one
  *     fill inputs for iteration it -> call -> verify every element -> pld_barrier
+ *   its report (time, wrong elements, warmup calls, byte counters) stored
+ *     into every rank's results window, pld_barrier
  *
  * The reported time per call is the maximum over ranks of (t1 - t0) / iters.
- * Byte counters are read from pld_rank_counters after the launch and cover
+ * The host reads the reports from the results window of a rank it hosts
+ * (its own one under mpi, where each process hosts one rank). Byte counters
+ * are each rank's pld_ctx_counters just before its report, and cover
  * every call of it (warmup + iters + checked iters; barriers move no data).
  *
  * Why a warmup time: on a machine with few cores the scheduler can start
@@ -57,11 +61,24 @@ typedef struct bench_result {
 
 typedef struct bench_runner bench_runner;
 
+/* What this process's rank worked on in the last size, for a comparison on
+ * the very same memory (pld bench --vs-mpi). */
+typedef struct bench_bufs {
+    const bench_shape *sh;
+    int rank, p;
+    void *in;   /* its input (allgather, all_to_all, all_to_all_v), else NULL */
+    void *data; /* its slice of the collective's window */
+} bench_bufs;
+typedef void (*bench_after_fn)(void *ctx, const bench_bufs *b);
+
 /* Signals and the kernel argument for one collective on world w. */
 pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out);
 /* Runs one size (req bytes, see bench_shape_make); on failure the message is
  * pld_world_error(w). */
 pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out);
 void bench_runner_close(bench_runner *r);
+/* fn(ctx, ...) runs after each size's launch, before its buffers are freed,
+ * on a rank this process hosts (the first one). */
+void bench_runner_after(bench_runner *r, bench_after_fn fn, void *ctx);
 
 #endif
