@@ -5,6 +5,7 @@
 #   pld bench all --transport thread   -d 0-(P-1) ...  (one launch per size)
 #   (and the variants: allreduce --mode ring, allgather --mode inplace)
 #   pld bench all --transport process  -d 0-(P-1) ...  (and the variants)
+#   with -T "... mpi": mpirun -np P pld bench all --transport mpi ...
 #   mpirun -np P --oversubscribe --allow-run-as-root bench/mpi_coll all ...
 # then the median time of each (collective, P, size) over the repeats, and the
 # ratios pld time / MPI time (< 1: pld is faster). The variants appear as
@@ -42,7 +43,8 @@ usage: bench/compare.sh [options]
   -f F       size factor (default $f)        -n N     timed calls per size (default $n)
   -w N       warmup calls (default $w)       -r N     repeats, median taken (default $reps)
   -C COLL    one collective or all (default $colls)
-  -T LIST    pld transports (default "$transports")
+  -T LIST    pld transports (default "$transports"; add mpi for pld's mpi
+             transport under mpirun)
   -o FILE    CSV of the ratio table (default $out)
   -k         keep the raw runs (work directory printed at the end)
 EOF
@@ -100,8 +102,15 @@ while [ "$r" -le "$reps" ]; do
                    args="${v%%:*} --mode ${v#*:}" ;;
                 esac
                 tag="$t-$(echo "$v" | tr : -)-$p-$r"
+                if [ "$t" = mpi ]; then # one process per rank
+                    launch="${MPIRUN:-mpirun} -np $p --oversubscribe --allow-run-as-root ${MPIRUN_FLAGS:-} $pld"
+                    where=""
+                else
+                    launch=$pld
+                    where="-d $devs"
+                fi
                 # shellcheck disable=SC2086
-                "$pld" bench $args -d "$devs" --transport "$t" $sweep \
+                $launch bench $args $where --transport "$t" $sweep \
                     --csv "$work/pld-$tag.csv" >"$work/pld-$tag.txt" 2>&1 ||
                     echo "compare.sh: pld bench $args ($t, P=$p) failed, see $work/pld-$tag.txt" >&2
             done
@@ -144,22 +153,22 @@ BEGIN {
 }
 $1 == "tool" { next }
 $1 == "mpi" {
-    add("mpi", $2)
+    add("ref", $2)
     # the pld variants are compared with the same MPI collective
-    if ($2 == "allreduce") add("mpi", "allreduce_ring")
-    if ($2 == "allgather") add("mpi", "allgather_inplace")
+    if ($2 == "allreduce") add("ref", "allreduce_ring")
+    if ($2 == "allgather") add("ref", "allgather_inplace")
     next
 }
-{ add($4, ($3 == "ring" || $3 == "inplace") ? $2 "_" $3 : $2) }
+{ add("pld-" $4, ($3 == "ring" || $3 == "inplace") ? $2 "_" $3 : $2) }
 END {
     nt = split(transports, t, " ")
     for (i = 1; i <= nrows; i++) {
         row = rows[i]
-        m = median("mpi" SUBSEP row)
+        m = median("ref" SUBSEP row)
         line = sprintf(" %-17s %3d %10d", coll[row], np[row], sz[row])
         c = coll[row] "," np[row] "," sz[row]
         for (k = 1; k <= nt; k++) {
-            x[k] = median(t[k] SUBSEP row)
+            x[k] = median("pld-" t[k] SUBSEP row)
             line = line sprintf(" %12s", show(x[k] == "" ? "" : sprintf("%.2f", x[k])))
             c = c "," x[k]
         }
@@ -177,6 +186,8 @@ BEGIN {
     nt = split(transports, t, " ")
     hdr = sprintf("%-17s %3s %10s", "collective", "P", "size(B)")
     csv = "collective,P,size"
+    # pld on its mpi transport is "pld_mpi"; "mpi" is MPI's own collective
+    for (k = 1; k <= nt; k++) if (t[k] == "mpi") t[k] = "pld_mpi"
     for (k = 1; k <= nt; k++) { hdr = hdr sprintf(" %12s", t[k] "_us"); csv = csv "," t[k] "_us" }
     hdr = hdr sprintf(" %12s", "mpi_us"); csv = csv ",mpi_us"
     for (k = 1; k <= nt; k++) { hdr = hdr sprintf(" %12s", t[k] "/mpi"); csv = csv "," t[k] "_over_mpi" }
