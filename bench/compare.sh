@@ -186,7 +186,7 @@ BEGIN {
     nt = split(transports, t, " ")
     hdr = sprintf("%-17s %3s %10s", "collective", "P", "size(B)")
     csv = "collective,P,size"
-    # pld on its mpi transport is "pld_mpi"; "mpi" is MPI's own collective
+    # pld on its mpi transport is "pld_mpi"; "mpi" is the MPI library collective
     for (k = 1; k <= nt; k++) if (t[k] == "mpi") t[k] = "pld_mpi"
     for (k = 1; k <= nt; k++) { hdr = hdr sprintf(" %12s", t[k] "_us"); csv = csv "," t[k] "_us" }
     hdr = hdr sprintf(" %12s", "mpi_us"); csv = csv ",mpi_us"
