@@ -5,7 +5,10 @@
  * no locks on the hot path. When the agent's kernel ends it writes its
  * events to a part file next to the trace; after the launch the host folds
  * the parts into its running list and rewrites the JSON file, so the trace
- * is complete after every launch and works for ranks in other processes. */
+ * is complete after every launch and works for ranks in other processes.
+ * A process that hosts only some ranks (one, under mpi) writes the events of
+ * those ranks to <trace>.rank<first> instead: processes on other machines
+ * cannot share one file. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +119,9 @@ void pld__trace_flush(pld_world *w)
     if (!w->trace_path)
         return;
     char path[4096];
-    for (int r = 0; r < w->nranks; r++) {
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    for (int r = first; r < first + count; r++) {
         for (int b = 0; b < w->profile.aiv_cores; b++) {
             part_path(w, r, b, path, sizeof path);
             FILE *f = fopen(path, "r");
@@ -142,14 +147,18 @@ void pld__trace_flush(pld_world *w)
             unlink(path);
         }
     }
-    FILE *out = fopen(w->trace_path, "w");
+    if (count == w->nranks)
+        snprintf(path, sizeof path, "%s", w->trace_path);
+    else
+        snprintf(path, sizeof path, "%s.rank%d", w->trace_path, first);
+    FILE *out = fopen(path, "w");
     if (!out) {
-        PLD__LOG(PLD__LOG_WARN, -1, "trace: cannot write %s", w->trace_path);
+        PLD__LOG(PLD__LOG_WARN, -1, "trace: cannot write %s", path);
         return;
     }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"pld\"}}", out);
-    for (int r = 0; r < w->nranks; r++)
+    for (int r = first; r < first + count; r++)
         fprintf(out,
                 ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
                 "\"args\":{\"name\":\"rank %d (device %d)\"}}",
