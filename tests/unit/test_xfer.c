@@ -282,6 +282,74 @@ Test(xfer, chunked_sub_region, .timeout = 30) {
     pld_world_finalize(w);
 }
 
+/* ---- large contiguous transfers ------------------------------------------
+ * A region that is one contiguous run on both sides moves in one transport
+ * call, whatever its chunking; from 1 MiB on the shared-memory transports
+ * copy it with streaming stores, whose head (up to the first 64-byte line of
+ * the destination) and tail go through memcpy. Byte-exact at sizes around
+ * the threshold, with a destination that starts inside a cache line, and
+ * with the bytes around the region untouched. */
+static void k_big_run(pld_ctx *c, void *arg) {
+    xf_args *a = arg;
+    int me = pld_rank(c), P = pld_nranks(c);
+    int nxt = (me + 1) % P, prv = (me + P - 1) % P;
+    int64_t n = a->cols, at = a->rows; /* rows: the destination offset */
+    unsigned char *src = malloc((size_t)n + 3), *back = malloc((size_t)n);
+    KCHECK(c, src && back, "malloc");
+    for (int64_t i = 0; i < n + 3; i++)
+        src[i] = (unsigned char)(i * 7 + me * 13 + (i >> 12));
+    pld_tensor s = pld_tensor_make(src, PLD_INT8, 2, (const int64_t[]){1, n + 3});
+    pld_xfer x = region(PLD_IDX(0, at), PLD_IDX(0, 3), PLD_IDX(1, n));
+    x.chunk_cols = 96 * 1024; /* the UB plan; one run still moves in one call */
+    pld_put(c, a->data, nxt, s, &x);
+    pld_barrier(c, a->sig);
+    const unsigned char *mine = pld_local(c, a->data).data;
+    int64_t total = pld_tensor_numel(pld_local(c, a->data)), bad = -1;
+    for (int64_t i = 0; i < total && bad < 0; i++) {
+        unsigned char want =
+            i >= at && i < at + n ? (unsigned char)((i - at + 3) * 7 + prv * 13 + ((i - at + 3) >> 12))
+                                  : 0;
+        if (mine[i] != want) bad = i;
+    }
+    if (bad >= 0) {
+        free(src);
+        free(back);
+        KCHECK(c, bad < 0, "rank %d: %lld-byte put at offset %lld: window byte %lld wrong", me,
+               (long long)n, (long long)at, (long long)bad);
+    }
+    pld_tensor b = pld_tensor_make(back, PLD_INT8, 2, (const int64_t[]){1, n});
+    pld_xfer y = region(PLD_IDX(0, 0), PLD_IDX(0, at), PLD_IDX(1, n));
+    y.chunk_cols = 96 * 1024;
+    pld_get(c, b, nxt, a->data, &y);
+    int differs = memcmp(back, src + 3, (size_t)n) != 0;
+    free(src);
+    free(back);
+    KCHECK(c, !differs, "rank %d: %lld-byte get did not read back what it put", me,
+           (long long)n);
+    pld_barrier(c, a->sig);
+}
+
+static void big_run(int64_t bytes, int64_t at) {
+    pld_world *w = tu_world(NULL);
+    xf_args *a = tu_host_alloc(w, sizeof *a);
+    a->cols = bytes;
+    a->rows = at;
+    a->data = tu_window(w, "data", PLD_INT8, 2, (const int64_t[]){1, bytes + 200});
+    a->sig = tu_signal(w, "sig", 1);
+    TU_LAUNCH_OK(w, k_big_run, a);
+    pld_world_finalize(w);
+}
+
+Test(xfer, big_run_below_stream_threshold, .timeout = 60) {
+    big_run((1 << 20) - 1, 0);
+}
+Test(xfer, big_run_at_stream_threshold_misaligned, .timeout = 60) {
+    big_run(1 << 20, 37);
+}
+Test(xfer, big_run_streamed_odd_size, .timeout = 60) {
+    big_run((3 << 20) + 13, 101);
+}
+
 /* ---- atomic add put ------------------------------------------------------ */
 
 static void k_atomic_put(pld_ctx *c, void *arg) {

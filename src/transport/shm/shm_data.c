@@ -1,8 +1,9 @@
-/* Data paths of the shared-memory transports: memcpy to and from a peer's
+/* Data paths of the shared-memory transports: copies to and from a peer's
  * mapped window, and elementwise atomic accumulation. */
 #include <string.h>
 
 #include "prim/half.h"
+#include "transport/shm/copy.h"
 #include "transport/shm/shm.h"
 
 void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer)
@@ -15,7 +16,7 @@ pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off
                         const void *src, size_t bytes)
 {
     (void)c;
-    memcpy(pld__shm_peer(buf, peer) + off, src, bytes);
+    pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes);
     return PLD_OK;
 }
 
@@ -23,7 +24,7 @@ pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer,
                         size_t bytes)
 {
     (void)c;
-    memcpy(dst, pld__shm_peer(buf, peer) + off, bytes);
+    pld__shm_copy(dst, pld__shm_peer(buf, peer) + off, bytes);
     return PLD_OK;
 }
 
