@@ -42,6 +42,19 @@ static int cmd_info(int argc, char **argv) {
     for (size_t i = 0; i < sizeof transports / sizeof transports[0]; i++) {
         pld_config cfg = {.transport = transports[i], .devices = "0"};
         pld_world *w = NULL;
+        if (!strcmp(transports[i], "mpi")) {
+            /* a world would start MPI; whether it is built in is enough */
+            if (pld_transport_built("mpi")) {
+                printf(" mpi");
+            } else {
+                size_t n = strlen(missing);
+                snprintf(missing + n, sizeof missing - n,
+                         "  %-8s not available: not built into this library (MPI was not found "
+                         "at build time)\n",
+                         transports[i]);
+            }
+            continue;
+        }
         if (pld_world_init(&w, &cfg) == PLD_OK) {
             printf(" %s", transports[i]);
             pld_world_finalize(w);

@@ -71,6 +71,9 @@ int pld_world_hosts_rank(const pld_world *w, int rank);
 int pld_rank_pid(const pld_world *w, int rank);
 const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
 const char *pld_world_transport(const pld_world *w); /* "thread", ... */
+/* 1 if the transport `name` ("thread", "process", "mpi") is compiled into
+ * this library (mpi: when CMake found MPI). Initialises nothing. */
+int pld_transport_built(const char *name);
 /* The simulated hardware limits of the world's platform profile. */
 typedef struct pld_info_limits {
     size_t ub_bytes;  /* on-core buffer (UB) bytes per core */

@@ -258,6 +258,11 @@ const char *pld_world_transport(const pld_world *w)
     return w ? w->tp->name : "";
 }
 
+int pld_transport_built(const char *name)
+{
+    return name && pld__transport_find(name) != NULL;
+}
+
 const char *pld_world_error(const pld_world *w)
 {
     return w ? w->errmsg : "";
