@@ -104,7 +104,7 @@ void pld__coll_put_rows(pld_ctx *c, const char *api, pld_dtensor dst, int peer, 
     int64_t doff[2] = {dst_row, 0}, soff[2] = {src_row, 0}, shape[2] = {rows, cols};
     pld_xfer x = {.dst_offsets = doff, .src_offsets = soff, .shape = shape};
     plan_chunks(c, api, pld_dtype_size(dst.dtype), rows, cols, &x);
-    pld_put(c, dst, peer, src, &x);
+    pld__put_rows_checked(c, dst, peer, dst_row, src, src_row, rows, &x);
 }
 
 void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst_row,
@@ -114,7 +114,7 @@ void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst
     int64_t doff[2] = {dst_row, 0}, soff[2] = {src_row, 0}, shape[2] = {rows, cols};
     pld_xfer x = {.dst_offsets = doff, .src_offsets = soff, .shape = shape};
     plan_chunks(c, api, pld_dtype_size(src.dtype), rows, cols, &x);
-    pld_get(c, dst, peer, src, &x);
+    pld__get_rows_checked(c, dst, dst_row, src, peer, src_row, rows, &x);
 }
 
 pld_tensor pld__tensor_2d(pld_tensor t, int64_t rows, int64_t cols)

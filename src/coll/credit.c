@@ -17,31 +17,23 @@ void pld__coll_check_signal(pld_ctx *c, const char *api, pld_dtensor sig, int la
                     lanes > 1 ? " and core" : "", c->nranks, lanes, lanes == 1 ? " or [P]" : "");
 }
 
-/* Offsets of cell [rank, lane]; a 1-D [P] signal reads only the first. */
-static const int64_t *cell(int rank, int lane, int64_t *buf)
-{
-    buf[0] = rank;
-    buf[1] = lane;
-    return buf;
-}
-
+/* The signal was checked on the builtin's entry (pld__coll_check_signal):
+ * cells [rank, lane] go straight to the pre-checked notify and wait. */
 void pld__credit_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g)
 {
-    int64_t at[2];
     int me = c->rank, p = c->nranks;
     for (int peer = 0; peer < p; peer++)
         if (peer != me)
-            pld_notify(c, sig, peer, cell(me, lane, at), 1, PLD_NOTIFY_ATOMIC_ADD);
+            pld__notify_checked(c, sig, peer, me, lane, 1, PLD_NOTIFY_ATOMIC_ADD);
     for (int src = 0; src < p; src++)
         if (src != me)
-            pld_wait(c, sig, cell(src, lane, at), g, PLD_WAIT_GE);
+            pld__wait_checked(c, sig, src, lane, g, PLD_WAIT_GE);
 }
 
 void pld__credit_epilogue(pld_ctx *c, pld_dtensor sig, int lane, int32_t n)
 {
-    int64_t at[2];
     int me = c->rank, p = c->nranks;
     for (int src = 0; src < p; src++)
         if (src != me)
-            pld_notify(c, sig, me, cell(src, lane, at), -n, PLD_NOTIFY_ATOMIC_ADD);
+            pld__notify_checked(c, sig, me, src, lane, -n, PLD_NOTIFY_ATOMIC_ADD);
 }

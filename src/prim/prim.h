@@ -62,4 +62,25 @@ void pld__race_tensor(pld_ctx *c, const char *api, const void *data, const pld__
 /* atomic must be None/Add, and Add needs an additive dtype. */
 void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype);
 
+/* ---- pre-checked forms for the builtins -----------------------------------
+ * A builtin checks its windows, shapes and signal once on entry; inside, it
+ * moves rows and signals with these. They do what pld_put / pld_get /
+ * pld_notify / pld_wait do -- the same transport calls, byte counters, race
+ * hooks and trace slices, and, while a listing is recorded, the very same
+ * calls -- without re-validating the arguments on every primitive. */
+
+/* rows [dst_row, dst_row+rows) of the 2-D window dst at peer = rows
+ * [src_row, ...) of the 2-D tensor src (same width). x: the chunk plan the
+ * listing shows. */
+void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
+                           pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x);
+void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dtensor src, int peer,
+                           int64_t src_row, int64_t rows, const pld_xfer *x);
+/* Cell [row, lane] of a signal checked by pld__coll_check_signal ([P] or
+ * [P, lanes]). */
+void pld__notify_checked(pld_ctx *c, pld_dtensor sig, int peer, int64_t row, int64_t lane,
+                         int32_t value, pld_notify_op op);
+void pld__wait_checked(pld_ctx *c, pld_dtensor sig, int64_t row, int64_t lane, int32_t expected,
+                       pld_wait_cmp cmp);
+
 #endif

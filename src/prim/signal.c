@@ -28,18 +28,12 @@ static size_t signal_cell(pld_ctx *c, const char *api, pld_dtensor sig, const in
     return idx * sizeof(int32_t);
 }
 
-void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
-                pld_notify_op op)
+/* The notify itself, on a checked cell (byte offset off, coordinates for
+ * the listing). */
+static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
+                        const int64_t *coords, int32_t value, pld_notify_op op, uint64_t t0)
 {
     static const char api[] = "pld_notify";
-    int64_t coords[PLD_MAX_DIMS];
-    uint64_t t0 = pld__trace_begin(c);
-    pld__check_live(c);
-    size_t off = signal_cell(c, api, signal, offsets, coords);
-    pld__check_peer(c, api, peer);
-    if (op != PLD_NOTIFY_ATOMIC_ADD && op != PLD_NOTIFY_SET)
-        pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_notify_op (AtomicAdd=0, Set=1)",
-                    (int)op);
     if (PLD__UNLIKELY(c->w->race))
         pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
     pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
@@ -56,6 +50,77 @@ void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets
     pld__trace_end(c, api, t0, -1);
 }
 
+void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
+                pld_notify_op op)
+{
+    static const char api[] = "pld_notify";
+    int64_t coords[PLD_MAX_DIMS];
+    uint64_t t0 = pld__trace_begin(c);
+    pld__check_live(c);
+    size_t off = signal_cell(c, api, signal, offsets, coords);
+    pld__check_peer(c, api, peer);
+    if (op != PLD_NOTIFY_ATOMIC_ADD && op != PLD_NOTIFY_SET)
+        pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_notify_op (AtomicAdd=0, Set=1)",
+                    (int)op);
+    notify_cell(c, signal, peer, off, coords, value, op, t0);
+}
+
+/* Cell [row, lane] of a [P] or [P, lanes] signal: its offset and coordinates. */
+static size_t checked_cell(pld_dtensor sig, int64_t row, int64_t lane, int64_t *coords)
+{
+    coords[0] = row;
+    coords[1] = lane;
+    return (size_t)(sig.ndim == 1 ? row : row * sig.shape[1] + lane) * sizeof(int32_t);
+}
+
+void pld__notify_checked(pld_ctx *c, pld_dtensor sig, int peer, int64_t row, int64_t lane,
+                         int32_t value, pld_notify_op op)
+{
+    int64_t coords[PLD_MAX_DIMS];
+    uint64_t t0 = pld__trace_begin(c);
+    pld__check_live(c);
+    notify_cell(c, sig, peer, checked_cell(sig, row, lane, coords), coords, value, op, t0);
+}
+
+/* The wait itself, on a checked cell (wd filled but for the counters). */
+static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
+{
+    static const char api[] = "pld_wait";
+    c->ag->counters.waits++;
+    if (c->ir) {
+        char cell[96];
+        pld__ir_emit(c->ir, c->depth, "wait %s%s %s %d", signal.buf->name,
+                     pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim),
+                     wd->cmp == PLD_WAIT_EQ ? "==" : ">=", (int)wd->expected);
+    }
+    /* fast path: already satisfied, no clock reads */
+    int32_t v = c->tp->signal_load(c, signal.buf, wd->off);
+    if (pld__wait_satisfied(v, wd->expected, wd->cmp)) {
+        if (PLD__UNLIKELY(c->w->race))
+            pld__race_acquire(c, signal.buf, wd->off);
+        return;
+    }
+    uint64_t t0 = pld__now_ns();
+    pld_status st = c->tp->signal_wait(c, wd);
+    c->ag->counters.wait_ns += pld__now_ns() - t0;
+    if (PLD__LIKELY(st == PLD_OK)) {
+        if (PLD__UNLIKELY(c->w->race))
+            pld__race_acquire(c, signal.buf, wd->off);
+        pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
+        return;
+    }
+    if (st == PLD_ERR_TIMEOUT) {
+        char cell[96];
+        pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",
+                    signal.buf->name, pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim),
+                    cmp_name(wd->cmp), (int)wd->expected, c->w->wait_timeout_ms,
+                    (int)c->tp->signal_load(c, signal.buf, wd->off));
+    }
+    if (st == PLD_ERR_PEER)
+        pld__kexit_aborted(c);
+    pld__kraise(c, st, api, "wait on '%s' failed", signal.buf->name);
+}
+
 void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
               pld_wait_cmp cmp)
 {
@@ -69,39 +134,20 @@ void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t ex
     wd.expected = expected;
     wd.cmp = cmp;
     wd.ndim = signal.ndim;
-    c->ag->counters.waits++;
-    if (c->ir) {
-        char cell[96];
-        pld__ir_emit(c->ir, c->depth, "wait %s%s %s %d", signal.buf->name,
-                     pld__fmt_dims(cell, sizeof cell, wd.coords, signal.ndim),
-                     cmp == PLD_WAIT_EQ ? "==" : ">=", (int)expected);
-    }
-    /* fast path: already satisfied, no clock reads */
-    int32_t v = c->tp->signal_load(c, signal.buf, wd.off);
-    if (pld__wait_satisfied(v, expected, cmp)) {
-        if (PLD__UNLIKELY(c->w->race))
-            pld__race_acquire(c, signal.buf, wd.off);
-        return;
-    }
-    uint64_t t0 = pld__now_ns();
-    pld_status st = c->tp->signal_wait(c, &wd);
-    c->ag->counters.wait_ns += pld__now_ns() - t0;
-    if (PLD__LIKELY(st == PLD_OK)) {
-        if (PLD__UNLIKELY(c->w->race))
-            pld__race_acquire(c, signal.buf, wd.off);
-        pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
-        return;
-    }
-    if (st == PLD_ERR_TIMEOUT) {
-        char cell[96];
-        pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",
-                    signal.buf->name, pld__fmt_dims(cell, sizeof cell, wd.coords, signal.ndim),
-                    cmp_name(cmp), (int)expected, c->w->wait_timeout_ms,
-                    (int)c->tp->signal_load(c, signal.buf, wd.off));
-    }
-    if (st == PLD_ERR_PEER)
-        pld__kexit_aborted(c);
-    pld__kraise(c, st, api, "wait on '%s' failed", signal.buf->name);
+    wait_cell(c, signal, &wd);
+}
+
+void pld__wait_checked(pld_ctx *c, pld_dtensor sig, int64_t row, int64_t lane, int32_t expected,
+                       pld_wait_cmp cmp)
+{
+    pld__wait_desc wd;
+    pld__check_live(c);
+    wd.off = checked_cell(sig, row, lane, wd.coords);
+    wd.buf = sig.buf;
+    wd.expected = expected;
+    wd.cmp = cmp;
+    wd.ndim = sig.ndim;
+    wait_cell(c, sig, &wd);
 }
 
 int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets)
