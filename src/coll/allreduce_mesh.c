@@ -23,16 +23,15 @@ void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     for (int64_t c0 = 0; c0 < n; c0 += st.width) {
         pld__stage_fit(c, &st, n - c0);
         pld_tile *acc = st.t[0];
-        int64_t at[2] = {0, c0};
         /* step 2: accumulate chunk k of every peer */
-        pld_load(c, acc, mine, at);
+        pld__load_checked(c, acc, mine, 0, c0);
         for (int i = 1; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
-            pld_remote_reduce(c, acc, f, peer, at, op);
+            pld__remote_reduce_checked(c, acc, f, peer, 0, c0, op);
         }
         /* step 3: read-done barrier, then the chunk may be overwritten */
         pld__credit_barrier(c, signal, 0, ++round);
-        pld_store(c, acc, mine, at);
+        pld__store_checked(c, acc, mine, 0, c0);
     }
     pld__stage_end(c, &st);
     pld__credit_epilogue(c, signal, 0, round);

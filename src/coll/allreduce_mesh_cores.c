@@ -48,19 +48,17 @@ static void mesh_core(pld_ctx *c, int b, void *p)
         for (int64_t t = first; t < ntiles && k < per_chunk; t += nb, k++) {
             int64_t c0 = t * PLD__CORE_TILE;
             int64_t w = n - c0 < PLD__CORE_TILE ? n - c0 : PLD__CORE_TILE;
-            int64_t at[2] = {0, c0};
             acc[k] = pld_tile_create(c, f.dtype, 1, w);
-            pld_load(c, acc[k], mine, at);
+            pld__load_checked(c, acc[k], mine, 0, c0);
             for (int i = 1; i < c->nranks; i++) {
                 int peer = (c->rank + i) % c->nranks;
-                pld_remote_reduce(c, acc[k], f, peer, at, a->op);
+                pld__remote_reduce_checked(c, acc[k], f, peer, 0, c0, a->op);
             }
         }
         pld__credit_barrier(c, a->signal, b, ++round); /* read-done */
         k = 0;
         for (int64_t t = first; t < ntiles && k < per_chunk; t += nb, k++) {
-            int64_t at[2] = {0, t * PLD__CORE_TILE};
-            pld_store(c, acc[k], mine, at);
+            pld__store_checked(c, acc[k], mine, 0, t * PLD__CORE_TILE);
             pld_tile_free(c, acc[k]);
         }
     }

@@ -21,13 +21,12 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
     for (int64_t c0 = 0; c0 < cols; c0 += st.width) {
         pld__stage_fit(c, &st, cols - c0);
         pld_tile *acc = st.t[0];
-        int64_t at[2] = {row, c0};
-        pld_load(c, acc, mine, at);
+        pld__load_checked(c, acc, mine, row, c0);
         for (int i = 1; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
-            pld_remote_reduce(c, acc, d2, peer, at, op);
+            pld__remote_reduce_checked(c, acc, d2, peer, row, c0, op);
         }
-        pld_store(c, acc, mine, at);
+        pld__store_checked(c, acc, mine, row, c0);
     }
     pld__stage_end(c, &st);
 }

@@ -76,6 +76,11 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
                            pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x);
 void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dtensor src, int peer,
                            int64_t src_row, int64_t rows, const pld_xfer *x);
+/* The tile at (row, col) of a 2-D tensor / window (tile-sized block). */
+void pld__load_checked(pld_ctx *c, pld_tile *dst, pld_tensor src, int64_t row, int64_t col);
+void pld__store_checked(pld_ctx *c, const pld_tile *src, pld_tensor dst, int64_t row, int64_t col);
+void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
+                                int64_t col, pld_reduce_op op);
 /* Cell [row, lane] of a signal checked by pld__coll_check_signal ([P] or
  * [P, lanes]). */
 void pld__notify_checked(pld_ctx *c, pld_dtensor sig, int peer, int64_t row, int64_t lane,

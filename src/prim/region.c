@@ -127,6 +127,17 @@ void pld__region_make(pld_ctx *c, const char *api, const char *what, const char 
     }
 }
 
+void pld__region_rect(int64_t nrows, int64_t ncols, int64_t row, int64_t col, int64_t rows,
+                      int64_t cols, size_t esz, pld__region *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nd = 2;
+    out->full[0] = nrows, out->full[1] = ncols;
+    out->off[0] = row, out->off[1] = col;
+    out->ext[0] = rows, out->ext[1] = cols;
+    out->esz = esz;
+}
+
 void pld__region_pad(pld__region *r, int nd)
 {
     int shift = nd - r->nd;

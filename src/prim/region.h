@@ -41,6 +41,11 @@ void pld__region_make(pld_ctx *c, const char *api, const char *what, const char 
                       int nd, const int64_t *full, const int64_t *off, const int64_t *ext,
                       size_t esz, pld__region *out);
 
+/* The [rows, cols] block at (row, col) of a [nrows, ncols] array, without
+ * checks: for pre-checked builtins whose arithmetic keeps it in bounds. */
+void pld__region_rect(int64_t nrows, int64_t ncols, int64_t row, int64_t col, int64_t rows,
+                      int64_t cols, size_t esz, pld__region *out);
+
 /* "window 'data'" or "tensor", for messages (formatted only when raising). */
 const char *pld__owner(char *buf, size_t n, const char *wname);
 

@@ -85,3 +85,20 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
         pld__ir_emit(c->ir, c->depth, "tile.remote_reduce t%d %s= %s@peer%d%s", acc->id, names[op],
                      src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
 }
+
+void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
+                                int64_t col, pld_reduce_op op)
+{
+    if (c->ir) { /* the listing shows the public call */
+        int64_t at[2] = {row, col};
+        pld_remote_reduce(c, acc, src, peer, at, op);
+        return;
+    }
+    pld__region wr, tr;
+    pld__check_live(c);
+    pld__region_rect(src.shape[0], src.shape[1], row, col, acc->rows, acc->cols,
+                     pld_dtype_size(src.dtype), &wr);
+    pld__region_of_tile(acc, &tr);
+    pld__reduce_from_peer(c, "pld_remote_reduce", acc->data, &tr, src.buf, peer, &wr, src.dtype,
+                          op);
+}

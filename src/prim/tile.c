@@ -214,3 +214,39 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
         pld__ir_emit(c->ir, c->depth, "tile.store t%d -> tensor%s", src->id,
                      pld__fmt_region(reg, sizeof reg, &dr));
 }
+
+/* ---- pre-checked forms for the builtins (prim.h) ------------------------ */
+
+void pld__load_checked(pld_ctx *c, pld_tile *dst, pld_tensor src, int64_t row, int64_t col)
+{
+    if (c->ir) {
+        int64_t at[2] = {row, col};
+        pld_load(c, dst, src, at);
+        return;
+    }
+    pld__region tr, sr;
+    pld__check_live(c);
+    pld__region_rect(src.shape[0], src.shape[1], row, col, dst->rows, dst->cols,
+                     pld_dtype_size(dst->dtype), &sr);
+    pld__region_of_tile(dst, &tr);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_tensor(c, "pld_load", src.data, &sr, 0);
+    pld__copy_region(dst->data, &tr, src.data, &sr);
+}
+
+void pld__store_checked(pld_ctx *c, const pld_tile *src, pld_tensor dst, int64_t row, int64_t col)
+{
+    if (c->ir) {
+        int64_t at[2] = {row, col};
+        pld_store(c, src, dst, at);
+        return;
+    }
+    pld__region tr, dr;
+    pld__check_live(c);
+    pld__region_rect(dst.shape[0], dst.shape[1], row, col, src->rows, src->cols,
+                     pld_dtype_size(src->dtype), &dr);
+    pld__region_of_tile(src, &tr);
+    if (PLD__UNLIKELY(c->w->race))
+        pld__race_tensor(c, "pld_store", dst.data, &dr, 1);
+    pld__copy_region(dst.data, &dr, src->data, &tr);
+}

@@ -286,18 +286,6 @@ void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xf
 
 /* ---- pre-checked row transfers for the builtins (prim.h) ---------------- */
 
-/* Rows [row, row+rows) of a 2-D array of shape [nrows, cols]. */
-static void rows_region(int64_t nrows, int64_t cols, int64_t row, int64_t rows, size_t esz,
-                        pld__region *r)
-{
-    memset(r, 0, sizeof *r);
-    r->nd = 2;
-    r->full[0] = nrows, r->full[1] = cols;
-    r->off[0] = row;
-    r->ext[0] = rows, r->ext[1] = cols;
-    r->esz = esz;
-}
-
 void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
                            pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x)
 {
@@ -309,8 +297,8 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
     xfer_plan p;
     size_t esz = pld_dtype_size(dst.dtype);
     pld__check_live(c);
-    rows_region(dst.shape[0], dst.shape[1], dst_row, rows, esz, &p.wr);
-    rows_region(src.shape[0], src.shape[1], src_row, rows, esz, &p.lr);
+    pld__region_rect(dst.shape[0], dst.shape[1], dst_row, 0, rows, dst.shape[1], esz, &p.wr);
+    pld__region_rect(src.shape[0], src.shape[1], src_row, 0, rows, src.shape[1], esz, &p.lr);
     check_self_alias(c, api, dst.buf, peer, &p, src.data);
     /* whole rows of two row-major arrays: one contiguous run, one call
      * (for_each_chunk would merge the chunks of x the same way) */
@@ -328,8 +316,8 @@ void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dten
     xfer_plan p;
     size_t esz = pld_dtype_size(src.dtype);
     pld__check_live(c);
-    rows_region(src.shape[0], src.shape[1], src_row, rows, esz, &p.wr);
-    rows_region(dst.shape[0], dst.shape[1], dst_row, rows, esz, &p.lr);
+    pld__region_rect(src.shape[0], src.shape[1], src_row, 0, rows, src.shape[1], esz, &p.wr);
+    pld__region_rect(dst.shape[0], dst.shape[1], dst_row, 0, rows, dst.shape[1], esz, &p.lr);
     check_self_alias(c, api, src.buf, peer, &p, dst.data);
     pld__xfer_from_peer(c, api, dst.data, &p.lr, src.buf, peer, &p.wr);
 }
