@@ -34,6 +34,7 @@ static void *core_main(void *p)
         s->g->fn(c, s->b, s->g->arg);
     while (c->tiles)
         pld_tile_free(c, c->tiles);
+    pld__tile_spares_free(c);
     pld__trace_close(c);
     atomic_store(&c->ag->state, PLD__RS_DONE);
     free(s);

@@ -152,6 +152,10 @@ struct pld_tile {
     struct pld_tile *next, *prev;
 };
 
+/* Frees the tiles a context keeps for reuse (src/prim/tile.c); called when
+ * the context ends, after its live tiles were freed. */
+void pld__tile_spares_free(pld_ctx *c);
+
 typedef struct pld__race pld__race; /* src/check/race.c */
 
 /* ---- trace export (src/trace/trace.c) --------------------------------------- */
@@ -241,6 +245,8 @@ struct pld_ctx {
     jmp_buf jb;                  /* any kernel error longjmps here */
     size_t ub_used, ub_cap;
     pld_tile *tiles;             /* live tiles, freed at kernel end */
+    pld_tile *spares;            /* freed tiles kept for reuse (src/prim/tile.c) */
+    int nspares;
     int next_tile_id;
     const char *scope[4];        /* enclosing builtin calls, for messages */
     int depth;

@@ -122,6 +122,7 @@ void pld__rank_main(pld_world *w, int rank)
         if (setjmp(c->jb) == 0)
             w->kernel(c, w->kernel_arg);
         free_tiles(c);
+        pld__tile_spares_free(c);
         pld__trace_close(c);
         free(c);
     }
