@@ -24,7 +24,8 @@ extern "C" {
 void pld_barrier(pld_ctx *c, pld_dtensor signal);
 
 /* Broadcast: the root has staged `data`; every rank's data becomes the
- * root's. Pull form, 2 barrier rounds. Signal [P,1]. */
+ * root's. Pull form, 2 rooted rounds (root -> non-roots "staged",
+ * non-roots -> root "pulled"). Signal [P,1]. */
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
 
 /* Allgather (push): local [1,S] (plain tensor, not inside target), target

@@ -73,11 +73,12 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
         if (p > 1 && !(c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING)) {
             /* minus the bench kernel's own pld_barriers: P-1 waits each */
             uint64_t waits = (m->waits - (uint64_t)res.barriers * (P - 1)) / 2;
-            cr_expect_eq(waits, (uint64_t)k.rounds * (P - 1),
-                         "%s (%s) %s size %lld P=%d rank %d: %llu waits per call, card %d "
-                         "rounds x (P-1)",
+            cr_expect_eq(waits, k.waits,
+                         "%s (%s) %s size %lld P=%d rank %d root %d: %llu waits per call, card "
+                         "%llu (%d rounds)",
                          what, bench_mode_name(mode), pld_dtype_name(dt),
-                         (long long)res.shape.bytes, p, q, (unsigned long long)waits, k.rounds);
+                         (long long)res.shape.bytes, p, q, root, (unsigned long long)waits,
+                         (unsigned long long)k.waits, k.rounds);
         }
     }
     bench_runner_close(r);

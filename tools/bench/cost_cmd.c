@@ -142,7 +142,7 @@ static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype
 
 static int card_eq(const bench_card *a, const bench_card *b) {
     return a->to_peers == b->to_peers && a->from_peers == b->from_peers && a->self == b->self &&
-           a->rounds == b->rounds;
+           a->rounds == b->rounds && a->waits == b->waits;
 }
 
 int cost_main(int argc, char **argv) {

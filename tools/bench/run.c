@@ -22,7 +22,8 @@ typedef struct bench_arg {
     bench_shape sh;
     bench_vals vals;
     pld_dtensor data, sig, ring_sig, rcounts;
-    pld_dtensor warm;    /* INT32 [1,1]: rank 0's "warmup is over" (Set on every rank) */
+    pld_dtensor warm;    /* INT32 [1,2]: rank 0's "warmup is over" after barrier k, in cell
+                            k % 2 (Set on every rank) */
     pld_dtensor results; /* INT32 [P, 2*RES_WORDS]: row q = rank q's report */
     unsigned char *in; /* rank r's input at in + r * in_stride */
     size_t in_stride;
@@ -223,17 +224,18 @@ static void k_bench(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig); /* before any peer pushes into my slice */
 
     /* warmup: at least `warmup` calls, then one call per barrier until rank
-     * 0 has been warming up for warmup_ns. Rank 0 decides before the
-     * barrier and sets its decision on every rank; the others read it after
-     * the barrier. Rank 0 cannot overwrite it before a slow rank read it:
-     * its next decision follows a call, and every collective waits for
-     * every rank to have entered it. */
+     * 0 has been warming up for warmup_ns. Rank 0 decides before barrier k
+     * and sets its decision in cell k % 2 of every rank; the others read it
+     * after the barrier. Rank 0 can be one decision ahead of a slow rank
+     * (not every collective makes every rank wait for every other: in a
+     * broadcast a non-root waits for the root only), never two: it would
+     * have to pass barrier k+1, which the slow rank has not reached. */
     uint64_t w0 = bench_now_ns();
     int64_t warm = 0;
     for (; warm < a->spec.warmup; warm++)
         call(c, a, &b);
-    int64_t cell[2] = {0, 0};
-    for (;;) {
+    for (int64_t k = 0;; k++) {
+        int64_t cell[2] = {0, k % 2};
         int done = a->spec.warmup_ns == 0; /* a count only: nothing to tell */
         if (!done && b.me == 0) {
             int32_t d = bench_now_ns() - w0 >= a->spec.warmup_ns;
@@ -297,9 +299,9 @@ pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner 
     if (st != PLD_OK) goto err;
     st = pld_window(r->sig_buf, PLD_INT32, 2, PLD_IDX(p, 1), &r->arg->sig);
     if (st != PLD_OK) goto err;
-    st = pld_alloc_window_buffer(w, sizeof(int32_t), "bench_warm", &r->warm_buf);
+    st = pld_alloc_window_buffer(w, 2 * sizeof(int32_t), "bench_warm", &r->warm_buf);
     if (st != PLD_OK) goto err;
-    st = pld_window(r->warm_buf, PLD_INT32, 2, PLD_IDX(1, 1), &r->arg->warm);
+    st = pld_window(r->warm_buf, PLD_INT32, 2, PLD_IDX(1, 2), &r->arg->warm);
     if (st != PLD_OK) goto err;
     st = pld_alloc_window_buffer(w, sizeof(uint64_t) * RES_WORDS * (size_t)p, "bench_results",
                                  &r->res_buf);
