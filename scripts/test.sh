@@ -10,7 +10,8 @@ run() { # build-dir sanitizer [extra ctest args]
     local dir=$1 san=$2
     shift 2
     echo "== build $dir (sanitizer: ${san:-none})"
-    cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON >/dev/null
+    cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON \
+        ${PLD_CMAKE_EXTRA:-} >/dev/null
     cmake --build "$dir" -j"$jobs" >/dev/null
     # a sleeping rank must not be mistaken for a hang: generous per-test timeouts
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300 "$@"
@@ -23,3 +24,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 # programs: the stress program and every tutorial example. TSan covers the
 # thread transport; MPI's own libraries are not built for it (label mpi).
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run build-tsan thread -LE "unit|coll|mpi"
+# MPI is optional: without it the library, the tool and the examples build
+# and say clearly that the mpi transport is not there.
+PLD_CMAKE_EXTRA=-DPLD_WITH_MPI=OFF run build-nompi "" \
+    -R "unit.test_world|tools.usage_check|readme|examples.04_barrier"

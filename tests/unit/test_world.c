@@ -468,3 +468,20 @@ Test(names, tensor_make_and_numel, .timeout = 30) {
     pld_tensor u = pld_tensor_make(buf, PLD_INT8, 1, (const int64_t[]){7});
     cr_expect_eq(pld_tensor_numel(u), 7, "numel %lld, expected 7", (long long)pld_tensor_numel(u));
 }
+
+/* pld_transport_built says what pld_world_init can start, without starting
+ * anything; an mpi transport that is not built is a clear UNSUPPORTED. */
+Test(world, transport_built, .timeout = 30) {
+    cr_assert(pld_transport_built("thread"));
+    cr_assert(pld_transport_built("process"));
+    cr_assert(!pld_transport_built("carrier-pigeon"));
+    cr_assert(!pld_transport_built(NULL));
+    if (pld_transport_built("mpi"))
+        return; /* starting it here would initialise MPI in a forked test */
+    pld_config cfg = {.transport = "mpi"};
+    pld_world *w = NULL;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_ERR_UNSUPPORTED);
+    cr_assert(tu_contains(pld_last_error(), "'mpi' is not built into this library"), "%s",
+              pld_last_error());
+    cr_assert_null(w);
+}
