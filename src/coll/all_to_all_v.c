@@ -68,8 +68,8 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
         int d = (c->rank + i) % p;
         pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
         int32_t n = counts[d] > m ? (int32_t)m : counts[d];
-        int64_t at[2] = {c->rank, 0};
-        pld_notify(c, recv_counts, d, at, n, PLD_NOTIFY_SET);
+        /* recv_counts was checked above: INT32 [P,1] */
+        pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
     }
     /* step 2: completion barrier; the caller reads recv_counts and the rows */
     pld__credit_barrier(c, signal, 0, 1);

@@ -130,7 +130,10 @@ void pld__region_make(pld_ctx *c, const char *api, const char *what, const char 
 void pld__region_rect(int64_t nrows, int64_t ncols, int64_t row, int64_t col, int64_t rows,
                       int64_t cols, size_t esz, pld__region *out)
 {
-    memset(out, 0, sizeof *out);
+    /* field by field: a memset of the whole struct compiles to `rep stos`,
+     * whose start-up cost was a tenth of a 16-byte allgather */
+    for (int i = 2; i < PLD_MAX_DIMS; i++)
+        out->full[i] = out->off[i] = out->ext[i] = 0;
     out->nd = 2;
     out->full[0] = nrows, out->full[1] = ncols;
     out->off[0] = row, out->off[1] = col;
