@@ -60,7 +60,10 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
             pld__reduce_buf(acc + aoff, src + woff, n / esz, dtype, op);
             continue;
         }
-        unsigned char tmp[4096]; /* not mapped: fetch in pieces, then reduce */
+        /* not mapped (mpi): fetch in pieces, then reduce. 64 KiB pieces: each
+         * fetch is a complete round trip (MPI_Get + flush), and 4 KiB ones
+         * made a 4 MiB allreduce 1024 of them per peer */
+        unsigned char tmp[65536];
         for (size_t done = 0; done < n;) {
             size_t k = n - done < sizeof tmp ? n - done : sizeof tmp;
             k -= k % esz;
