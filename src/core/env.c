@@ -8,7 +8,9 @@
  *   PLD_DEBUG            WARN | INFO | TRACE
  *   PLD_IR               1: record and print rank 0's lowering listing
  *   PLD_SPIN             spin iterations before a wait yields
- *   PLD_YIELDS           sched_yield rounds before it sleeps (oversubscribed) */
+ *   PLD_YIELDS           sched_yield rounds before it sleeps (oversubscribed)
+ *   PLD_MPI_SHM          0: the mpi transport moves data with MPI RMA even when
+ *                        every rank shares this node's memory (default 1) */
 #include <stdlib.h>
 #include <string.h>
 

@@ -105,8 +105,10 @@ pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
         return w ? pld__world_fail(w, PLD_ERR_ARG,
                                    "pld_window_buffer_reset: buffer is NULL or of another world")
                  : PLD_ERR_ARG;
+    /* each host zeroes the slices of the ranks it hosts (all of them, but
+     * under mpi): another process may still be reading its own results */
     for (int r = 0; r < w->nranks; r++) {
-        void *p = w->tp->window_peer_ptr(w, buf, r);
+        void *p = pld_world_hosts_rank(w, r) ? w->tp->window_peer_ptr(w, buf, r) : NULL;
         if (p)
             memset(p, 0, buf->bytes);
     }
@@ -141,6 +143,14 @@ pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tenso
     if (rank < 0 || rank >= w->nranks)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: rank %d not in [0,%d)",
                                rank, w->nranks);
+    /* only ranks this process hosts: on one node the mpi transport maps
+     * every slice, but another process owns (and may be changing) it */
+    if (!pld_world_hosts_rank(w, rank))
+        return pld__world_fail(w, PLD_ERR_UNSUPPORTED,
+                               "pld_window_host_view: rank %d runs in another process "
+                               "(transport %s): its window '%s' is not mapped in this process "
+                               "for the host; read it there, or from a kernel",
+                               rank, w->tp->name, t.buf->name);
     void *p = w->tp->window_peer_ptr(w, t.buf, rank);
     if (!p)
         return pld__world_fail(w, PLD_ERR_UNSUPPORTED,

@@ -105,6 +105,19 @@ static pld_status tp_mpi_world_init(pld_world *w)
     MPI_Comm_rank(s->comm, &s->rank);
     MPI_Comm_size(s->comm, &s->size);
     s->thread_multiple = thread_level >= MPI_THREAD_MULTIPLE;
+    /* every rank on this node: windows become MPI shared-memory windows,
+     * and data moves with plain copies between the mapped slices */
+    MPI_Comm node;
+    if (MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        int node_size = 0;
+        MPI_Comm_size(node, &node_size);
+        s->node_shared = node_size == s->size && pld__env_long("PLD_MPI_SHM", 1) != 0;
+        MPI_Comm_free(&node);
+    }
+    PLD__LOG(PLD__LOG_INFO, s->rank, "mpi: %d processes, windows %s", s->size,
+             s->node_shared ? "in this node's shared memory (data by copies)"
+                            : "reached with MPI RMA");
     if (s->size != w->nranks) {
         int size = s->size;
         free_state(w);
@@ -223,6 +236,24 @@ static int tp_mpi_rank_pid(const pld_world *w, int rank)
 
 /* ---- windows and host memory --------------------------------------------- */
 
+/* Maps every rank's slice of a shared-memory window into mw->peer. */
+static int map_peers(tp_mpi_state *s, tp_mpi_win *mw)
+{
+    mw->peer = calloc((size_t)s->size, sizeof *mw->peer);
+    if (!mw->peer)
+        return MPI_ERR_NO_MEM;
+    for (int r = 0; r < s->size; r++) {
+        MPI_Aint size;
+        int disp;
+        void *p = NULL;
+        int rc = MPI_Win_shared_query(mw->win, r, &size, &disp, &p);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        mw->peer[r] = p;
+    }
+    return MPI_SUCCESS;
+}
+
 static pld_status tp_mpi_window_alloc(pld_world *w, pld_window_buffer *buf)
 {
     tp_mpi_state *s = w->tp_state;
@@ -230,11 +261,17 @@ static pld_status tp_mpi_window_alloc(pld_world *w, pld_window_buffer *buf)
     if (!mw)
         return PLD_ERR_NOMEM;
     void *base = NULL;
-    int rc = MPI_Win_allocate((MPI_Aint)buf->stride, 1, MPI_INFO_NULL, s->comm, &base, &mw->win);
+    int rc = s->node_shared ? MPI_Win_allocate_shared((MPI_Aint)buf->stride, 1, MPI_INFO_NULL,
+                                                      s->comm, &base, &mw->win)
+                            : MPI_Win_allocate((MPI_Aint)buf->stride, 1, MPI_INFO_NULL, s->comm,
+                                               &base, &mw->win);
+    if (rc == MPI_SUCCESS && s->node_shared && (rc = map_peers(s, mw)) != MPI_SUCCESS)
+        MPI_Win_free(&mw->win);
     if (rc != MPI_SUCCESS) {
+        free(mw->peer);
         free(mw);
         char err[MPI_MAX_ERROR_STRING];
-        PLD__LOG(PLD__LOG_WARN, s->rank, "MPI_Win_allocate of %zu bytes failed: %s",
+        PLD__LOG(PLD__LOG_WARN, s->rank, "allocating a window of %zu bytes failed: %s",
                  buf->stride, pld__mpi_strerror(rc, err, sizeof err));
         return PLD_ERR_NOMEM;
     }
@@ -259,6 +296,7 @@ static void tp_mpi_window_free(pld_world *w, pld_window_buffer *buf)
         return;
     MPI_Win_unlock_all(mw->win);
     MPI_Win_free(&mw->win); /* collective: waits for every rank */
+    free(mw->peer);
     free(mw);
     buf->tp_priv = NULL;
     buf->base = NULL;
@@ -266,8 +304,11 @@ static void tp_mpi_window_free(pld_world *w, pld_window_buffer *buf)
 
 static void *tp_mpi_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer)
 {
-    /* only the own slice is mapped; peers are reached with put/get */
-    return peer == tp_mpi_state_of(w)->rank ? buf->base : NULL;
+    /* the own slice always; a peer's only when the node shares memory
+     * (otherwise peers are reached with put/get) */
+    if (peer == tp_mpi_state_of(w)->rank)
+        return buf->base;
+    return tp_mpi_peer_of(buf, peer);
 }
 
 static void *tp_mpi_host_alloc(pld_world *w, size_t bytes)

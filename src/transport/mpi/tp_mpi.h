@@ -22,6 +22,7 @@ typedef struct tp_mpi_state {
     MPI_Comm comm;         /* a duplicate of MPI_COMM_WORLD, one per world */
     int rank, size;
     int thread_multiple;   /* MPI_THREAD_MULTIPLE provided: cores may call MPI */
+    int node_shared;       /* every rank on this node: windows are shared memory */
     int *pids;             /* every rank's pid (gathered once) */
     MPI_Win ctl_win;
     uint32_t *ctl;         /* this rank's control cells */
@@ -30,6 +31,7 @@ typedef struct tp_mpi_state {
 /* The window's MPI object, kept in buf->tp_priv. */
 typedef struct tp_mpi_win {
     MPI_Win win;
+    unsigned char **peer; /* node_shared: every rank's slice, mapped here; else NULL */
 } tp_mpi_win;
 
 static inline tp_mpi_state *tp_mpi_state_of(const pld_world *w)
@@ -40,6 +42,13 @@ static inline tp_mpi_state *tp_mpi_state_of(const pld_world *w)
 static inline MPI_Win tp_mpi_win_of(const pld_window_buffer *buf)
 {
     return ((const tp_mpi_win *)buf->tp_priv)->win;
+}
+
+/* peer's slice when it is mapped in this process (one node), else NULL. */
+static inline unsigned char *tp_mpi_peer_of(const pld_window_buffer *buf, int peer)
+{
+    const tp_mpi_win *mw = buf->tp_priv;
+    return mw->peer ? mw->peer[peer] : NULL;
 }
 
 /* Ends the calling rank's kernel with PLD_ERR_SYSTEM naming the MPI call,

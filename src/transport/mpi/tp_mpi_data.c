@@ -1,7 +1,13 @@
 /* Data paths of the MPI transport. Every transfer is complete at the target
  * when the call returns (MPI_Win_flush), like a memcpy on the shared-memory
  * transports: a later notify needs no bookkeeping of what is in flight, and
- * a put followed by a get of the same bytes reads them back. */
+ * a put followed by a get of the same bytes reads them back.
+ *
+ * When every rank is on this node the windows are MPI shared-memory windows
+ * and puts and gets are plain copies between the mapped slices; the
+ * signals stay MPI atomics, and MPI_Win_sync on both sides of each signal
+ * (tp_mpi_sync.c) orders the copies with them, as MPI's unified memory
+ * model asks. Atomic adds stay MPI_Accumulate: atomic against each other. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +15,7 @@
 
 #include "prim/half.h"
 #include "transport/mpi/tp_mpi.h"
+#include "transport/shm/copy.h"
 
 /* MPI counts are ints: larger transfers go in pieces of this many bytes. */
 #define TP_MPI_MAX_PIECE ((size_t)1 << 30)
@@ -37,6 +44,11 @@ void pld__mpi_raise(pld_ctx *c, const char *call, int rc, const char *fmt, ...)
 pld_status pld__mpi_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
                         size_t bytes)
 {
+    unsigned char *mapped = tp_mpi_peer_of(buf, peer);
+    if (mapped) {
+        pld__shm_copy(mapped + off, src, bytes);
+        return PLD_OK;
+    }
     MPI_Win win = tp_mpi_win_of(buf);
     const unsigned char *s = src;
     for (size_t done = 0; done < bytes;) {
@@ -58,6 +70,11 @@ pld_status pld__mpi_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off
 pld_status pld__mpi_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
                         size_t bytes)
 {
+    const unsigned char *mapped = tp_mpi_peer_of(buf, peer);
+    if (mapped) {
+        pld__shm_copy(dst, mapped + off, bytes);
+        return PLD_OK;
+    }
     MPI_Win win = tp_mpi_win_of(buf);
     unsigned char *d = dst;
     for (size_t done = 0; done < bytes;) {
