@@ -115,6 +115,8 @@ static pld_status tp_mpi_world_init(pld_world *w)
         s->node_shared = node_size == s->size && pld__env_long("PLD_MPI_SHM", 1) != 0;
         MPI_Comm_free(&node);
     }
+    /* one decision for all: the window calls that follow are collective */
+    MPI_Allreduce(MPI_IN_PLACE, &s->node_shared, 1, MPI_INT, MPI_MIN, s->comm);
     PLD__LOG(PLD__LOG_INFO, s->rank, "mpi: %d processes, windows %s", s->size,
              s->node_shared ? "in this node's shared memory (data by copies)"
                             : "reached with MPI RMA");
