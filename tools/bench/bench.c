@@ -27,16 +27,12 @@
 #define PROGRESS_AFTER_NS 2000000000u
 
 typedef struct bench_opts {
-    pld_config cfg;
+    cli_shared sh; /* world, dtype, op, mode, root */
     int ncoll;
     bench_coll coll[BENCH_NCOLL];
     int all;
     int64_t b, e, inc;
-    int64_t f, iters, warmup, warmup_ms, check, root;
-    pld_dtype dtype;
-    pld_reduce_op op;
-    int op_given, dtype_given;
-    bench_mode mode;
+    int64_t f, iters, warmup, warmup_ms, check;
     const char *csv;
     int vs_mpi, inject;
 } bench_opts;
@@ -105,22 +101,15 @@ static int parse(bench_opts *o, int argc, char **argv) {
                       .iters = 20,
                       .warmup = 5,
                       .warmup_ms = BENCH_WARMUP_MS,
-                      .dtype = PLD_FP32,
-                      .op = PLD_SUM};
+                      .sh = {.dtype = PLD_FP32, .op = PLD_SUM}};
     while ((arg = cli_next(&k))) {
 #define VALUE(opt)                                                                                 \
     if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
-        if (cli_is(&k, arg, "-p", "--platform")) {
-            VALUE("--platform");
-            o->cfg.platform = v;
-        } else if (cli_is(&k, arg, "-d", "--device")) {
-            VALUE("--device");
-            o->cfg.devices = v;
-        } else if (cli_is(&k, arg, NULL, "--transport")) {
-            VALUE("--transport");
-            o->cfg.transport = v;
-        } else if (cli_is(&k, arg, "-b", "--minbytes")) {
+        int shared = cli_shared_option(&k, arg, &o->sh);
+        if (shared < 0) return CLI_EXIT_USAGE;
+        if (shared) continue;
+        if (cli_is(&k, arg, "-b", "--minbytes")) {
             VALUE("-b");
             if (bench_size_parse(v, &o->b))
                 return cli_usage_error(&k, "-b %s is not a size (8, 4K, 64M, 1G)", v);
@@ -152,28 +141,6 @@ static int parse(bench_opts *o, int argc, char **argv) {
             VALUE("-c");
             if (cli_int(v, 0, 1, &o->check))
                 return cli_usage_error(&k, "-c %s: check is 0 or 1", v);
-        } else if (cli_is(&k, arg, NULL, "--dtype")) {
-            VALUE("--dtype");
-            if (cli_dtype(v, &o->dtype))
-                return cli_usage_error(&k,
-                                       "--dtype %s: not a dtype (fp32 fp16 bf16 int32 int16 "
-                                       "int8 uint8 int64 fp64)",
-                                       v);
-            o->dtype_given = 1;
-        } else if (cli_is(&k, arg, "-o", "--op")) {
-            VALUE("--op");
-            if (cli_op(v, &o->op))
-                return cli_usage_error(&k, "--op %s: not an op (sum max min prod)", v);
-            o->op_given = 1;
-        } else if (cli_is(&k, arg, "-r", "--root")) {
-            VALUE("--root");
-            if (cli_int(v, 0, 1 << 20, &o->root))
-                return cli_usage_error(&k, "--root %s: the root is a rank >= 0", v);
-        } else if (cli_is(&k, arg, NULL, "--mode")) {
-            VALUE("--mode");
-            if (bench_mode_parse(v, &o->mode))
-                return cli_usage_error(&k, "--mode %s: not a mode (push inplace pull mesh ring)",
-                                       v);
         } else if (cli_is(&k, arg, NULL, "--csv")) {
             VALUE("--csv");
             o->csv = v;
@@ -205,28 +172,28 @@ static int parse(bench_opts *o, int argc, char **argv) {
                                (long long)o->e);
     if (!o->all) {
         bench_coll c = o->coll[0];
-        if (o->mode != BENCH_MODE_DEFAULT && bench_mode_resolve(c, o->mode) == BENCH_NMODE)
+        if (o->sh.mode != BENCH_MODE_DEFAULT && bench_mode_resolve(c, o->sh.mode) == BENCH_NMODE)
             return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(c),
-                                   bench_mode_name(o->mode), bench_mode_choices(c));
-        if (o->op_given && !bench_coll_reduces(c))
+                                   bench_mode_name(o->sh.mode), bench_mode_choices(c));
+        if (o->sh.op_given && !bench_coll_reduces(c))
             return cli_usage_error(&k, "--op applies to allreduce and reduce_scatter, not %s",
                                    bench_coll_name(c));
-        if (c == BENCH_REDUCE_SCATTER && o->op != PLD_SUM)
+        if (c == BENCH_REDUCE_SCATTER && o->sh.op != PLD_SUM)
             return cli_usage_error(&k, "reduce_scatter supports --op sum only");
     }
-    if (o->mode != BENCH_MODE_DEFAULT) {
+    if (o->sh.mode != BENCH_MODE_DEFAULT) {
         int any = 0;
         for (int i = 0; i < o->ncoll; i++)
-            any |= bench_mode_resolve(o->coll[i], o->mode) != BENCH_NMODE;
+            any |= bench_mode_resolve(o->coll[i], o->sh.mode) != BENCH_NMODE;
         if (!any)
             return cli_usage_error(&k, "--mode %s fits none of the collectives",
-                                   bench_mode_name(o->mode));
+                                   bench_mode_name(o->sh.mode));
     }
-    int red_dtype = o->dtype == PLD_FP32 || o->dtype == PLD_FP16 || o->dtype == PLD_BF16 ||
-                    o->dtype == PLD_INT32;
+    int red_dtype = o->sh.dtype == PLD_FP32 || o->sh.dtype == PLD_FP16 || o->sh.dtype == PLD_BF16 ||
+                    o->sh.dtype == PLD_INT32;
     if (!o->all && bench_coll_reduces(o->coll[0]) && !red_dtype)
         return cli_usage_error(&k, "%s reduces fp32, fp16, bf16 and int32 only, not %s",
-                               bench_coll_name(o->coll[0]), pld_dtype_name(o->dtype));
+                               bench_coll_name(o->coll[0]), pld_dtype_name(o->sh.dtype));
     return 0;
 }
 
@@ -261,10 +228,10 @@ static void header(bench_state *s, bench_coll c, bench_mode mode) {
         printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
     printf("%s)\n", s->p > 16 ? ",..." : "");
     printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld",
-           pld_dtype_name(o->dtype), bench_coll_reduces(c) ? ", op " : "",
-           bench_coll_reduces(c) ? cli_op_name(o->op) : "", (long long)o->iters,
+           pld_dtype_name(o->sh.dtype), bench_coll_reduces(c) ? ", op " : "",
+           bench_coll_reduces(c) ? cli_op_name(o->sh.op) : "", (long long)o->iters,
            (long long)o->warmup, (long long)o->warmup_ms, (long long)o->check);
-    if (c == BENCH_BROADCAST) printf(", root %lld", (long long)o->root);
+    if (c == BENCH_BROADCAST) printf(", root %lld", (long long)o->sh.root);
     printf("\n# cost card: %s\n", bench_card_formula(c, mode));
     printf("#\n");
     bench_table_header(stdout, 1);
@@ -305,12 +272,12 @@ static void vs_mpi_row(bench_state *s, bench_coll c, const bench_row *pld_row,
 
 static void run_coll(bench_state *s, bench_coll c) {
     const bench_opts *o = s->o;
-    bench_mode mode = bench_mode_resolve(c, o->mode);
+    bench_mode mode = bench_mode_resolve(c, o->sh.mode);
     if (mode == BENCH_NMODE)
         mode = bench_mode_resolve(c, BENCH_MODE_DEFAULT); /* 'all': --mode fits others */
-    pld_reduce_op op = o->op;
-    int red_dtype = o->dtype == PLD_FP32 || o->dtype == PLD_FP16 || o->dtype == PLD_BF16 ||
-                    o->dtype == PLD_INT32;
+    pld_reduce_op op = o->sh.op;
+    int red_dtype = o->sh.dtype == PLD_FP32 || o->sh.dtype == PLD_FP16 || o->sh.dtype == PLD_BF16 ||
+                    o->sh.dtype == PLD_INT32;
     if (bench_coll_reduces(c) && !red_dtype) {
         printf("#\n# %s: skipped (reductions are fp32, fp16, bf16 and int32 only)\n",
                bench_coll_name(c));
@@ -322,9 +289,9 @@ static void run_coll(bench_state *s, bench_coll c) {
     }
     bench_spec spec = {.coll = c,
                        .mode = mode,
-                       .dtype = o->dtype,
+                       .dtype = o->sh.dtype,
                        .op = op,
-                       .root = (int)o->root,
+                       .root = (int)o->sh.root,
                        .iters = o->iters,
                        .warmup = o->warmup,
                        .warmup_ns = (uint64_t)o->warmup_ms * 1000000u,
@@ -340,9 +307,9 @@ static void run_coll(bench_state *s, bench_coll c) {
     }
 #ifdef PLD_HAVE_MPI
     bench_vs_mpi vs = {.coll = c,
-                       .dtype = o->dtype,
+                       .dtype = o->sh.dtype,
                        .op = op,
-                       .root = (int)o->root,
+                       .root = (int)o->sh.root,
                        .inplace = mode == BENCH_MODE_INPLACE,
                        .iters = o->iters,
                        .warmup = o->warmup,
@@ -350,7 +317,7 @@ static void run_coll(bench_state *s, bench_coll c) {
     if (o->vs_mpi) bench_runner_after(r, bench_vs_mpi_after, &vs);
 #endif
     header(s, c, mode);
-    size_t esz = pld_dtype_size(o->dtype);
+    size_t esz = pld_dtype_size(o->sh.dtype);
     int64_t last = -1;
     double busbw_sum = 0;
     int rows = 0;
@@ -374,9 +341,9 @@ static void run_coll(bench_state *s, bench_coll c) {
         }
         bench_row row = {.bytes = sh.bytes,
                          .count = sh.count,
-                         .type = c == BENCH_BARRIER ? "-" : pld_dtype_name(o->dtype),
+                         .type = c == BENCH_BARRIER ? "-" : pld_dtype_name(o->sh.dtype),
                          .redop = bench_coll_reduces(c) ? cli_op_name(op) : "none",
-                         .root = c == BENCH_BROADCAST ? (int)o->root : -1,
+                         .root = c == BENCH_BROADCAST ? (int)o->sh.root : -1,
                          .time_us = res.time_ns / 1e3,
                          .wrong = res.wrong,
                          .card_ok = 1};
@@ -390,7 +357,7 @@ static void run_coll(bench_state *s, bench_coll c) {
         for (int q = 0; q < s->p; q++) {
             const pld_counters *k = &res.counters[q];
             bench_card card;
-            bench_card_make(c, mode, s->p, q, (int)o->root, &sh, esz, s->lim.ub_bytes, &card);
+            bench_card_make(c, mode, s->p, q, (int)o->sh.root, &sh, esz, s->lim.ub_bytes, &card);
             uint64_t n = res.ncalls, peer = (k->bytes_to_peers + k->bytes_from_peers) / n;
             if (k->bytes_to_peers != card.to_peers * n ||
                 k->bytes_from_peers != card.from_peers * n || k->bytes_self != card.self * n)
@@ -462,8 +429,8 @@ int bench_main(int argc, char **argv) {
 #ifdef PLD_HAVE_MPI
     if (o.vs_mpi) {
         char why[160];
-        if (!o.cfg.transport || strcmp(o.cfg.transport, "mpi")) return vs_mpi_unavailable(&o);
-        if (bench_vs_mpi_check(o.dtype, why, sizeof why)) {
+        if (!o.sh.cfg.transport || strcmp(o.sh.cfg.transport, "mpi")) return vs_mpi_unavailable(&o);
+        if (bench_vs_mpi_check(o.sh.dtype, why, sizeof why)) {
             fprintf(stderr, "pld bench: --vs-mpi: %s\n", why);
             return CLI_EXIT_USAGE;
         }
@@ -477,7 +444,7 @@ int bench_main(int argc, char **argv) {
     s.o = &o;
     s.start_ns = bench_now_ns();
     s.progress_tty = isatty(2);
-    pld_status st = pld_world_init(&s.w, &o.cfg);
+    pld_status st = pld_world_init(&s.w, &o.sh.cfg);
     if (st != PLD_OK) return cli_world_error("bench", st);
     s.p = pld_world_size(s.w);
     pld_world_limits(s.w, &s.lim);
@@ -491,13 +458,13 @@ int bench_main(int argc, char **argv) {
         s.progress_tty = 0;
         o.csv = NULL;
     }
-    if (o.root >= s.p) {
+    if (o.sh.root >= s.p) {
         for (int i = 0; i < o.ncoll; i++)
             if (o.coll[i] == BENCH_BROADCAST) {
                 fprintf(stderr,
                         "pld bench: --root %lld is not a rank of P=%d\ntry 'pld bench "
                         "--help'\n",
-                        (long long)o.root, s.p);
+                        (long long)o.sh.root, s.p);
                 pld_world_finalize(s.w);
                 return CLI_EXIT_USAGE;
             }

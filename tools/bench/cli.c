@@ -109,3 +109,43 @@ int cli_world_error(const char *cmd, pld_status st) {
     fprintf(stderr, "pld %s: %s: %s\n", cmd, pld_status_name(st), pld_last_error());
     return st == PLD_ERR_ARG || st == PLD_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : 1;
 }
+
+int cli_shared_option(cli *k, const char *arg, cli_shared *o) {
+    const char *v;
+    if (cli_is(k, arg, "-p", "--platform")) {
+        if (!(v = cli_value(k, "--platform"))) return -1;
+        o->cfg.platform = v;
+    } else if (cli_is(k, arg, "-d", "--device")) {
+        if (!(v = cli_value(k, "--device"))) return -1;
+        o->cfg.devices = v;
+    } else if (cli_is(k, arg, NULL, "--transport")) {
+        if (!(v = cli_value(k, "--transport"))) return -1;
+        o->cfg.transport = v;
+    } else if (cli_is(k, arg, NULL, "--dtype")) {
+        if (!(v = cli_value(k, "--dtype"))) return -1;
+        if (cli_dtype(v, &o->dtype))
+            return cli_usage_error(k,
+                                   "--dtype %s: not a dtype (fp32 fp16 bf16 int32 int16 int8 "
+                                   "uint8 int64 fp64)",
+                                   v),
+                   -1;
+        o->dtype_given = 1;
+    } else if (cli_is(k, arg, "-o", "--op")) {
+        if (!(v = cli_value(k, "--op"))) return -1;
+        if (cli_op(v, &o->op))
+            return cli_usage_error(k, "--op %s: not an op (sum max min prod)", v), -1;
+        o->op_given = 1;
+    } else if (cli_is(k, arg, NULL, "--mode")) {
+        if (!(v = cli_value(k, "--mode"))) return -1;
+        if (bench_mode_parse(v, &o->mode))
+            return cli_usage_error(k, "--mode %s: not a mode (push inplace pull mesh ring)", v),
+                   -1;
+    } else if (cli_is(k, arg, "-r", "--root")) {
+        if (!(v = cli_value(k, "--root"))) return -1;
+        if (cli_int(v, 0, 1 << 20, &o->root))
+            return cli_usage_error(k, "--root %s: the root is a rank >= 0", v), -1;
+    } else {
+        return 0;
+    }
+    return 1;
+}

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "cost.h"
 #include "pld/pld.h"
 #include "sweep.h"
 
@@ -41,6 +42,21 @@ int cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_dtype(const char *s, pld_dtype *out);
 int cli_op(const char *s, pld_reduce_op *out);
 const char *cli_op_name(pld_reduce_op op);
+
+/* The options `pld bench` and `pld cost` share: the world (-p, -d,
+ * --transport), the dtype, the reduction op, the algorithm (--mode) and the
+ * broadcast root. The *_given flags say which were on the command line. */
+typedef struct cli_shared {
+    pld_config cfg;
+    pld_dtype dtype;
+    pld_reduce_op op;
+    bench_mode mode;
+    int64_t root;
+    int dtype_given, op_given;
+} cli_shared;
+/* 1 if arg was one of them (its value stored), 0 if it is not one of them,
+ * -1 after a usage message (bad or missing value). */
+int cli_shared_option(cli *k, const char *arg, cli_shared *o);
 
 /* Exit status for a failed pld_world_init: 2 when the arguments were at
  * fault (bad devices, platform, transport name; transport not built), else 1. */

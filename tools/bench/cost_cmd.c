@@ -13,13 +13,10 @@
 #include "sweep.h"
 
 typedef struct cost_opts {
-    pld_config cfg;
+    cli_shared sh; /* world, dtype, op, mode, root */
     bench_coll coll;
     int have_coll, have_size, measure;
-    int64_t size, root;
-    pld_dtype dtype;
-    pld_reduce_op op;
-    bench_mode mode;
+    int64_t size;
 } cost_opts;
 
 static int usage(FILE *out) {
@@ -45,41 +42,19 @@ static int parse(cost_opts *o, int argc, char **argv) {
     cli k;
     const char *arg, *v;
     cli_init(&k, "cost", argc, argv);
-    *o = (cost_opts){.dtype = PLD_FP32, .op = PLD_SUM};
+    *o = (cost_opts){.sh = {.dtype = PLD_FP32, .op = PLD_SUM}};
     while ((arg = cli_next(&k))) {
 #define VALUE(opt)                                                                                 \
     if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
-        if (cli_is(&k, arg, "-p", "--platform")) {
-            VALUE("--platform");
-            o->cfg.platform = v;
-        } else if (cli_is(&k, arg, "-d", "--device")) {
-            VALUE("--device");
-            o->cfg.devices = v;
-        } else if (cli_is(&k, arg, NULL, "--transport")) {
-            VALUE("--transport");
-            o->cfg.transport = v;
-        } else if (cli_is(&k, arg, "-s", "--size")) {
+        int shared = cli_shared_option(&k, arg, &o->sh);
+        if (shared < 0) return CLI_EXIT_USAGE;
+        if (shared) continue;
+        if (cli_is(&k, arg, "-s", "--size")) {
             VALUE("--size");
             if (bench_size_parse(v, &o->size))
                 return cli_usage_error(&k, "-s %s is not a size (8, 4K, 64M, 1G)", v);
             o->have_size = 1;
-        } else if (cli_is(&k, arg, NULL, "--dtype")) {
-            VALUE("--dtype");
-            if (cli_dtype(v, &o->dtype)) return cli_usage_error(&k, "--dtype %s: not a dtype", v);
-        } else if (cli_is(&k, arg, "-o", "--op")) {
-            VALUE("--op");
-            if (cli_op(v, &o->op))
-                return cli_usage_error(&k, "--op %s: not an op (sum max min prod)", v);
-        } else if (cli_is(&k, arg, NULL, "--mode")) {
-            VALUE("--mode");
-            if (bench_mode_parse(v, &o->mode))
-                return cli_usage_error(&k, "--mode %s: not a mode (push inplace pull mesh ring)",
-                                       v);
-        } else if (cli_is(&k, arg, "-r", "--root")) {
-            VALUE("--root");
-            if (cli_int(v, 0, 1 << 20, &o->root))
-                return cli_usage_error(&k, "--root %s: the root is a rank >= 0", v);
         } else if (cli_is(&k, arg, NULL, "--measure")) {
             o->measure = 1;
         } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -98,14 +73,14 @@ static int parse(cost_opts *o, int argc, char **argv) {
                                    "reduce_scatter allreduce all_to_all all_to_all_v)");
     if (!o->have_size && o->coll != BENCH_BARRIER)
         return cli_usage_error(&k, "-s SIZE is required");
-    if (bench_mode_resolve(o->coll, o->mode) == BENCH_NMODE)
+    if (bench_mode_resolve(o->coll, o->sh.mode) == BENCH_NMODE)
         return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(o->coll),
-                               bench_mode_name(o->mode), bench_mode_choices(o->coll));
-    if (bench_coll_reduces(o->coll) && o->dtype != PLD_FP32 && o->dtype != PLD_FP16 &&
-        o->dtype != PLD_BF16 && o->dtype != PLD_INT32)
+                               bench_mode_name(o->sh.mode), bench_mode_choices(o->coll));
+    if (bench_coll_reduces(o->coll) && o->sh.dtype != PLD_FP32 && o->sh.dtype != PLD_FP16 &&
+        o->sh.dtype != PLD_BF16 && o->sh.dtype != PLD_INT32)
         return cli_usage_error(&k, "%s reduces fp32, fp16, bf16 and int32 only, not %s",
-                               bench_coll_name(o->coll), pld_dtype_name(o->dtype));
-    if (o->coll == BENCH_REDUCE_SCATTER && o->op != PLD_SUM)
+                               bench_coll_name(o->coll), pld_dtype_name(o->sh.dtype));
+    if (o->coll == BENCH_REDUCE_SCATTER && o->sh.op != PLD_SUM)
         return cli_usage_error(&k, "reduce_scatter supports --op sum only");
     return 0;
 }
@@ -151,25 +126,25 @@ int cost_main(int argc, char **argv) {
     if (rc < 0) return usage(stdout);
     if (rc) return rc;
     pld_world *w = NULL;
-    pld_status st = pld_world_init(&w, &o.cfg);
+    pld_status st = pld_world_init(&w, &o.sh.cfg);
     if (st != PLD_OK) return cli_world_error("cost", st);
     int p = pld_world_size(w);
-    if (o.coll == BENCH_BROADCAST && o.root >= p) {
-        fprintf(stderr, "pld cost: --root %lld is not a rank of P=%d\n", (long long)o.root, p);
+    if (o.coll == BENCH_BROADCAST && o.sh.root >= p) {
+        fprintf(stderr, "pld cost: --root %lld is not a rank of P=%d\n", (long long)o.sh.root, p);
         pld_world_finalize(w);
         return CLI_EXIT_USAGE;
     }
     pld_info_limits lim;
     pld_world_limits(w, &lim);
-    bench_mode mode = bench_mode_resolve(o.coll, o.mode);
-    size_t esz = pld_dtype_size(o.dtype);
+    bench_mode mode = bench_mode_resolve(o.coll, o.sh.mode);
+    size_t esz = pld_dtype_size(o.sh.dtype);
     bench_shape sh;
     bench_shape_make(o.coll, p, esz, o.size, &sh);
 
     printf("# pld cost: %s (%s), P=%d, platform %s (UB %zu bytes per core)\n",
            bench_coll_name(o.coll), bench_mode_name(mode), p, pld_world_platform(w), lim.ub_bytes);
-    describe_shape(o.coll, p, &sh, o.dtype);
-    if (o.coll == BENCH_BROADCAST) printf("# root %lld\n", (long long)o.root);
+    describe_shape(o.coll, p, &sh, o.sh.dtype);
+    if (o.coll == BENCH_BROADCAST) printf("# root %lld\n", (long long)o.sh.root);
     printf("# card: %s\n", bench_card_formula(o.coll, mode));
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
@@ -178,7 +153,7 @@ int cost_main(int argc, char **argv) {
         return 1;
     }
     for (int r = 0; r < p; r++)
-        bench_card_make(o.coll, mode, p, r, (int)o.root, &sh, esz, lim.ub_bytes, &cards[r]);
+        bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, &cards[r]);
 
     bench_result res = {0};
     bench_runner *run = NULL;
@@ -186,9 +161,9 @@ int cost_main(int argc, char **argv) {
     if (o.measure) {
         bench_spec spec = {.coll = o.coll,
                            .mode = mode,
-                           .dtype = o.dtype,
-                           .op = o.op,
-                           .root = (int)o.root,
+                           .dtype = o.sh.dtype,
+                           .op = o.sh.op,
+                           .root = (int)o.sh.root,
                            .iters = 1,
                            .warmup = 0,
                            .check = 1};

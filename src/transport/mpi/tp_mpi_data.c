@@ -41,29 +41,39 @@ void pld__mpi_raise(pld_ctx *c, const char *call, int rc, const char *fmt, ...)
                 pld__mpi_strerror(rc, err, (int)sizeof err));
 }
 
+/* MPI_Put (get = 0) or MPI_Get (get = 1) of `bytes` between `local` and
+ * offset `off` of peer's slice, in int-sized pieces, complete on return. */
+static void rma_bytes(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                      unsigned char *local, size_t bytes, int get)
+{
+    MPI_Win win = tp_mpi_win_of(buf);
+    for (size_t done = 0; done < bytes;) {
+        size_t k = bytes - done < TP_MPI_MAX_PIECE ? bytes - done : TP_MPI_MAX_PIECE;
+        MPI_Aint at = (MPI_Aint)(off + done);
+        int rc = get ? MPI_Get(local + done, (int)k, MPI_BYTE, peer, at, (int)k, MPI_BYTE, win)
+                     : MPI_Put(local + done, (int)k, MPI_BYTE, peer, at, (int)k, MPI_BYTE, win);
+        if (rc != MPI_SUCCESS)
+            pld__mpi_raise(c, get ? "MPI_Get" : "MPI_Put", rc,
+                           "%zu bytes %s rank %d at offset %zu of '%s'", k, get ? "from" : "to",
+                           peer, off + done, buf->name);
+        done += k;
+    }
+    /* a get only needs its local buffer filled; a put, its target written */
+    int rc = get ? MPI_Win_flush_local(peer, win) : MPI_Win_flush(peer, win);
+    if (rc != MPI_SUCCESS)
+        pld__mpi_raise(c, get ? "MPI_Win_flush_local" : "MPI_Win_flush", rc,
+                       "completing a %s rank %d ('%s')", get ? "get from" : "put to", peer,
+                       buf->name);
+}
+
 pld_status pld__mpi_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
                         size_t bytes)
 {
     unsigned char *mapped = tp_mpi_peer_of(buf, peer);
-    if (mapped) {
+    if (mapped)
         pld__shm_copy(mapped + off, src, bytes);
-        return PLD_OK;
-    }
-    MPI_Win win = tp_mpi_win_of(buf);
-    const unsigned char *s = src;
-    for (size_t done = 0; done < bytes;) {
-        size_t k = bytes - done < TP_MPI_MAX_PIECE ? bytes - done : TP_MPI_MAX_PIECE;
-        int rc = MPI_Put(s + done, (int)k, MPI_BYTE, peer, (MPI_Aint)(off + done), (int)k,
-                         MPI_BYTE, win);
-        if (rc != MPI_SUCCESS)
-            pld__mpi_raise(c, "MPI_Put", rc, "%zu bytes to rank %d at offset %zu of '%s'", k,
-                           peer, off + done, buf->name);
-        done += k;
-    }
-    int rc = MPI_Win_flush(peer, win);
-    if (rc != MPI_SUCCESS)
-        pld__mpi_raise(c, "MPI_Win_flush", rc, "completing a put to rank %d ('%s')", peer,
-                       buf->name);
+    else /* one helper for both directions; a put only reads `local` */
+        rma_bytes(c, buf, peer, off, (unsigned char *)(uintptr_t)src, bytes, 0);
     return PLD_OK;
 }
 
@@ -71,25 +81,10 @@ pld_status pld__mpi_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer,
                         size_t bytes)
 {
     const unsigned char *mapped = tp_mpi_peer_of(buf, peer);
-    if (mapped) {
+    if (mapped)
         pld__shm_copy(dst, mapped + off, bytes);
-        return PLD_OK;
-    }
-    MPI_Win win = tp_mpi_win_of(buf);
-    unsigned char *d = dst;
-    for (size_t done = 0; done < bytes;) {
-        size_t k = bytes - done < TP_MPI_MAX_PIECE ? bytes - done : TP_MPI_MAX_PIECE;
-        int rc = MPI_Get(d + done, (int)k, MPI_BYTE, peer, (MPI_Aint)(off + done), (int)k,
-                         MPI_BYTE, win);
-        if (rc != MPI_SUCCESS)
-            pld__mpi_raise(c, "MPI_Get", rc, "%zu bytes from rank %d at offset %zu of '%s'", k,
-                           peer, off + done, buf->name);
-        done += k;
-    }
-    int rc = MPI_Win_flush_local(peer, win);
-    if (rc != MPI_SUCCESS)
-        pld__mpi_raise(c, "MPI_Win_flush_local", rc, "completing a get from rank %d ('%s')",
-                       peer, buf->name);
+    else
+        rma_bytes(c, buf, peer, off, dst, bytes, 1);
     return PLD_OK;
 }
 
