@@ -55,6 +55,12 @@ long pld__env_long(const char *name, long dflt);
 const char *pld__env_str(const char *name);
 unsigned pld__env_check_bits(void);
 
+/* CPUs this process may run on (its affinity mask). */
+int pld__cpus_allowed(void);
+/* Pins the calling thread to the (rank mod n)-th allowed CPU; returns that
+ * CPU, or -1 when the system refuses (the rank then runs unpinned). */
+int pld__pin_rank(int rank);
+
 /* ---- logging (src/core/log.c) ------------------------------------------- */
 
 enum { PLD__LOG_OFF = 0, PLD__LOG_WARN = 1, PLD__LOG_INFO = 2, PLD__LOG_TRACE = 3 };
@@ -196,6 +202,7 @@ struct pld_world {
     int wait_timeout_ms;
     int spin;                    /* spin iterations before a wait yields */
     int yields;                  /* sched_yield rounds before it sleeps */
+    int pin;                     /* pin each rank to one CPU (core/pin.c) */
     unsigned check;
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */

@@ -120,14 +120,16 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     /* Spin before sleeping only when every rank has a core: oversubscribed,
      * the rank we wait for needs our core, so hand it over at once (no spin:
      * P=4 on 2 cores, 4 KiB allgather 10.3 -> 6.2 us, barrier 6.2 -> 3.1 us;
-     * P=8 barrier 18.5 -> 12.6 us), then sleep. */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    w->spin = (int)pld__env_long("PLD_SPIN", w->nranks <= (ncpu > 0 ? ncpu : 1) ? 2000 : 0);
+     * P=8 barrier 18.5 -> 12.6 us), then sleep. The CPUs counted are the
+     * ones this process may use (taskset, cgroups), not the machine's. */
+    int oversubscribed = w->nranks > pld__cpus_allowed();
+    w->spin = (int)pld__env_long("PLD_SPIN", oversubscribed ? 0 : 2000);
     if (w->spin < 0)
         w->spin = 0;
-    w->yields = (int)pld__env_long("PLD_YIELDS", w->nranks <= (ncpu > 0 ? ncpu : 1) ? 0 : 64);
+    w->yields = (int)pld__env_long("PLD_YIELDS", oversubscribed ? 64 : 0);
     if (w->yields < 0)
         w->yields = 0;
+    w->pin = pld__env_long("PLD_PIN", oversubscribed) != 0;
     w->check = cfg->check | pld__env_check_bits();
     w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
     atomic_init(&w->ir_on, w->ir_print);

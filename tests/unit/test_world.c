@@ -1,6 +1,7 @@
 /* World configuration, device lists, profiles, command-line parsing,
  * version and name tables. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -484,4 +485,89 @@ Test(world, transport_built, .timeout = 30) {
     cr_assert(tu_contains(pld_last_error(), "'mpi' is not built into this library"), "%s",
               pld_last_error());
     cr_assert_null(w);
+}
+
+/* ---- placement: ranks pinned to CPUs when they outnumber them ------------ */
+
+#define PIN_MAX 80
+
+typedef struct pin_out {
+    int ncpus[PIN_MAX]; /* CPUs in the rank's affinity mask */
+    int cpu[PIN_MAX];   /* the lowest of them */
+} pin_out;
+
+static void k_affinity(pld_ctx *c, void *arg) {
+    pin_out *o = arg;
+    int r = pld_rank(c);
+    cpu_set_t set;
+    KCHECK(c, sched_getaffinity(0, sizeof set, &set) == 0, "rank %d: sched_getaffinity failed", r);
+    o->ncpus[r] = CPU_COUNT(&set);
+    o->cpu[r] = -1;
+    for (int cpu = 0; cpu < CPU_SETSIZE && o->cpu[r] < 0; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            o->cpu[r] = cpu;
+}
+
+/* The k-th CPU of this process's mask, and how many there are. */
+static int allowed_cpu(int k, int *count) {
+    cpu_set_t set;
+    cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0, "sched_getaffinity failed");
+    *count = CPU_COUNT(&set);
+    k %= *count;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set) && k-- == 0)
+            return cpu;
+    return -1;
+}
+
+/* Runs k_affinity on P ranks of `transport`; pinned: every rank on exactly
+ * its round-robin CPU, else every rank free on the whole mask. */
+static void expect_placement(const char *transport, int p, int pinned) {
+    char devices[16];
+    snprintf(devices, sizeof devices, "0-%d", p - 1);
+    pld_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.devices = devices;
+    cfg.transport = transport;
+    pld_world *w = tu_world_cfg(&cfg);
+    pin_out *o = tu_host_alloc(w, sizeof *o);
+    TU_LAUNCH_OK(w, k_affinity, o);
+    for (int r = 0; r < p; r++) {
+        int n, want = allowed_cpu(r, &n);
+        if (pinned) {
+            cr_expect_eq(o->ncpus[r], 1, "%s P=%d rank %d may run on %d CPUs; expected pinned",
+                         transport, p, r, o->ncpus[r]);
+            cr_expect_eq(o->cpu[r], want, "%s P=%d rank %d on CPU %d, expected %d", transport, p,
+                         r, o->cpu[r], want);
+        } else {
+            cr_expect_eq(o->ncpus[r], n, "%s P=%d rank %d may run on %d of %d CPUs; expected free",
+                         transport, p, r, o->ncpus[r], n);
+        }
+    }
+    pld_world_finalize(w);
+}
+
+Test(placement, pinned_when_oversubscribed, .timeout = 60) {
+    int n;
+    allowed_cpu(0, &n);
+    if (n + 1 > PIN_MAX)
+        cr_skip_test("%d CPUs: too many to oversubscribe here", n);
+    unsetenv("PLD_PIN");
+    expect_placement("thread", n + 1, 1);
+    expect_placement("process", n + 1, 1);
+    /* one rank per CPU: the scheduler keeps its freedom */
+    expect_placement("thread", n < 2 ? n : 2, 0);
+}
+
+Test(placement, pin_forced_and_refused, .timeout = 60) {
+    int n;
+    allowed_cpu(0, &n);
+    setenv("PLD_PIN", "1", 1);
+    expect_placement("thread", 3, 1);
+    expect_placement("process", 3, 1);
+    if (n + 1 <= PIN_MAX) {
+        setenv("PLD_PIN", "0", 1);
+        expect_placement("thread", n + 1, 0);
+    }
+    unsetenv("PLD_PIN");
 }

@@ -81,6 +81,8 @@ static PLD__NORETURN void worker_main(pld_world *w, int rank, uint32_t seen)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != ctl->host_pid)
         _exit(1); /* the host died before we could ask to die with it */
+    if (w->pin)
+        pld__pin_rank(rank);
     for (;;) {
         uint32_t gen;
         while ((gen = atomic_load_explicit(&ctl->launch_gen, memory_order_acquire)) == seen &&

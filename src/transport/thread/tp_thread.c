@@ -39,6 +39,8 @@ static void *tp_thread_worker(void *arg)
     pld_world *w = me->w;
     tp_thread_state *s = w->tp_state;
     uint32_t seen = 0;
+    if (w->pin)
+        pld__pin_rank(me->rank);
     for (;;) {
         uint32_t gen;
         while ((gen = atomic_load_explicit(&s->launch_gen, memory_order_acquire)) == seen &&
