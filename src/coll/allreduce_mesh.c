@@ -23,9 +23,10 @@ void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     for (int64_t c0 = 0; c0 < n; c0 += st.width) {
         pld__stage_fit(c, &st, n - c0);
         pld_tile *acc = st.t[0];
-        /* step 2: accumulate chunk k of every peer */
-        pld__load_checked(c, acc, mine, 0, c0);
-        for (int i = 1; i < c->nranks; i++) {
+        /* step 2: accumulate chunk k of every peer (mine and the first
+         * peer's in one pass) */
+        pld__load_reduce_first(c, acc, mine, f, 0, c0, op);
+        for (int i = 2; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
             pld__remote_reduce_checked(c, acc, f, peer, 0, c0, op);
         }

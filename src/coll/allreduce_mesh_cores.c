@@ -49,8 +49,8 @@ static void mesh_core(pld_ctx *c, int b, void *p)
             int64_t c0 = t * PLD__CORE_TILE;
             int64_t w = n - c0 < PLD__CORE_TILE ? n - c0 : PLD__CORE_TILE;
             acc[k] = pld_tile_create(c, f.dtype, 1, w);
-            pld__load_checked(c, acc[k], mine, 0, c0);
-            for (int i = 1; i < c->nranks; i++) {
+            pld__load_reduce_first(c, acc[k], mine, f, 0, c0, a->op);
+            for (int i = 2; i < c->nranks; i++) {
                 int peer = (c->rank + i) % c->nranks;
                 pld__remote_reduce_checked(c, acc[k], f, peer, 0, c0, a->op);
             }

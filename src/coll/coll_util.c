@@ -165,3 +165,12 @@ void pld__stage_end(pld_ctx *c, pld__stage *st)
     for (int i = 0; i < st->ntiles; i++)
         pld_tile_free(c, st->t[i]);
 }
+
+void pld__load_reduce_first(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
+                            int64_t row, int64_t col, pld_reduce_op op)
+{
+    if (c->nranks == 1)
+        pld__load_checked(c, acc, mine, row, col);
+    else
+        pld__load_reduce_checked(c, acc, mine, src, (c->rank + 1) % c->nranks, row, col, op);
+}

@@ -53,6 +53,11 @@ void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dty
 int64_t pld__stage_fit(pld_ctx *c, pld__stage *st, int64_t left);
 void pld__stage_end(pld_ctx *c, pld__stage *st);
 
+/* acc = my tile at (row, col) op the right neighbour's (rank + 1): the load
+ * and the first remote_reduce of a pull reduction; just the load when P = 1. */
+void pld__load_reduce_first(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
+                            int64_t row, int64_t col, pld_reduce_op op);
+
 /* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);

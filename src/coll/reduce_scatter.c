@@ -21,8 +21,8 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
     for (int64_t c0 = 0; c0 < cols; c0 += st.width) {
         pld__stage_fit(c, &st, cols - c0);
         pld_tile *acc = st.t[0];
-        pld__load_checked(c, acc, mine, row, c0);
-        for (int i = 1; i < c->nranks; i++) {
+        pld__load_reduce_first(c, acc, mine, d2, row, c0, op);
+        for (int i = 2; i < c->nranks; i++) {
             int peer = (c->rank + i) % c->nranks;
             pld__remote_reduce_checked(c, acc, d2, peer, row, c0, op);
         }

@@ -44,6 +44,20 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     pld__trace_end(c, api, t0, (int64_t)pld__region_bytes(wr));
 }
 
+int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned char *local,
+                               pld_window_buffer *buf, int peer, size_t woff, size_t bytes,
+                               pld_dtype dtype, pld_reduce_op op)
+{
+    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
+    if (!src)
+        return 0;
+    uint64_t t0 = pld__trace_begin(c);
+    pld__reduce3_buf(acc, local, src + woff, bytes / pld_dtype_size(dtype), dtype, op);
+    count_in(c, peer, bytes);
+    pld__trace_end(c, "pld_remote_reduce", t0, (int64_t)bytes);
+    return 1;
+}
+
 void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
                            pld_window_buffer *buf, int peer, const pld__region *wr,
                            pld_dtype dtype, pld_reduce_op op)

@@ -37,6 +37,12 @@ void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned 
 void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
                        const pld__region *wr, const unsigned char *src, const pld__region *sr,
                        pld_atomic atomic, pld_dtype dtype);
+/* acc[0, bytes) = local[0, bytes) op the peer's window bytes at woff, in one
+ * pass, when the peer's window is mapped here. Returns 0 (and does nothing)
+ * when it is not; counts and traces as pld__reduce_from_peer. */
+int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned char *local,
+                               pld_window_buffer *buf, int peer, size_t woff, size_t bytes,
+                               pld_dtype dtype, pld_reduce_op op);
 /* acc (region ar of a local buffer) = acc op the peer's window region wr. */
 void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
                            pld_window_buffer *buf, int peer, const pld__region *wr,
@@ -46,6 +52,9 @@ void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const 
 
 /* acc = acc op x over n elements; 0 if dtype/op is not supported. */
 int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_reduce_op op);
+/* out = l op x over n elements (out and l distinct unless fp16/bf16). */
+int pld__reduce3_buf(void *out, const void *l, const void *x, size_t n, pld_dtype dtype,
+                     pld_reduce_op op);
 
 /* Race checker hooks (only called when c->w->race is set). */
 void pld__race_release(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off);
@@ -79,6 +88,12 @@ void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dten
 /* The tile at (row, col) of a 2-D tensor / window (tile-sized block). */
 void pld__load_checked(pld_ctx *c, pld_tile *dst, pld_tensor src, int64_t row, int64_t col);
 void pld__store_checked(pld_ctx *c, const pld_tile *src, pld_tensor dst, int64_t row, int64_t col);
+/* acc = the tile at (row, col) of the local tensor mine op the same tile of
+ * window src at peer: pld__load_checked then pld__remote_reduce_checked, in
+ * one pass over the data when it can (the tile is one row, the peer's
+ * window is mapped here, no listing or race checker is recording). */
+void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
+                              int peer, int64_t row, int64_t col, pld_reduce_op op);
 void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
                                 int64_t col, pld_reduce_op op);
 /* Cell [row, lane] of a signal checked by pld__coll_check_signal ([P] or

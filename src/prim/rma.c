@@ -86,6 +86,23 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
                      src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
 }
 
+void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
+                              int peer, int64_t row, int64_t col, pld_reduce_op op)
+{
+    if (!c->ir && !c->w->race && acc->rows == 1) {
+        pld__check_live(c);
+        size_t esz = pld_dtype_size(src.dtype);
+        size_t woff = (size_t)(row * src.shape[1] + col) * esz;
+        size_t loff = (size_t)(row * mine.shape[1] + col) * esz;
+        if (pld__load_reduce_from_peer(c, acc->data, (const unsigned char *)mine.data + loff,
+                                       src.buf, peer, woff, (size_t)acc->cols * esz, src.dtype,
+                                       op))
+            return;
+    }
+    pld__load_checked(c, acc, mine, row, col);
+    pld__remote_reduce_checked(c, acc, src, peer, row, col, op);
+}
+
 void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
                                 int64_t col, pld_reduce_op op)
 {
