@@ -58,6 +58,28 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
     return 1;
 }
 
+void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer, size_t woff,
+                  const unsigned char *src, size_t bytes)
+{
+    uint64_t t0 = pld__trace_begin(c);
+    pld_status st = c->tp->put(c, buf, peer, woff, src, bytes);
+    if (st != PLD_OK)
+        pld__kraise(c, st, api, "transfer into '%s' at peer %d failed", buf->name, peer);
+    count_out(c, peer, bytes);
+    pld__trace_end(c, api, t0, (int64_t)bytes);
+}
+
+void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
+                  int peer, size_t woff, size_t bytes)
+{
+    uint64_t t0 = pld__trace_begin(c);
+    pld_status st = c->tp->get(c, dst, buf, peer, woff, bytes);
+    if (st != PLD_OK)
+        pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
+    count_in(c, peer, bytes);
+    pld__trace_end(c, api, t0, (int64_t)bytes);
+}
+
 void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
                            pld_window_buffer *buf, int peer, const pld__region *wr,
                            pld_dtype dtype, pld_reduce_op op)

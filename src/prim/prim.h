@@ -37,6 +37,13 @@ void pld__copy_region(unsigned char *dst, const pld__region *dr, const unsigned 
 void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
                        const pld__region *wr, const unsigned char *src, const pld__region *sr,
                        pld_atomic atomic, pld_dtype dtype);
+/* The same for one contiguous run of `bytes` at byte offset woff of the
+ * peer's window (no region walk). Without race hooks: callers that take this
+ * path check that the race checker is off. */
+void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer, size_t woff,
+                  const unsigned char *src, size_t bytes);
+void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
+                  int peer, size_t woff, size_t bytes);
 /* acc[0, bytes) = local[0, bytes) op the peer's window bytes at woff, in one
  * pass, when the peer's window is mapped here. Returns 0 (and does nothing)
  * when it is not; counts and traces as pld__reduce_from_peer. */

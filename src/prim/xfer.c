@@ -286,6 +286,33 @@ void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xf
 
 /* ---- pre-checked row transfers for the builtins (prim.h) ---------------- */
 
+/* Whole rows of two row-major arrays of the same width (the callers check
+ * it) are one contiguous run on each side: offsets and length without building regions. When the
+ * peer is this rank and the runs overlap, the caller takes the general path,
+ * which raises the alias error with both regions. */
+typedef struct rows_run {
+    size_t woff, bytes;
+    unsigned char *local;
+    int self_overlap;
+} rows_run;
+
+static rows_run rows_as_run(pld_ctx *c, pld_window_buffer *buf, int peer, int64_t row_bytes,
+                            int64_t win_row, void *local, int64_t local_row, int64_t rows)
+{
+    rows_run r;
+    r.woff = (size_t)(win_row * row_bytes);
+    r.bytes = (size_t)(rows * row_bytes);
+    r.local = (unsigned char *)local + (size_t)(local_row * row_bytes);
+    r.self_overlap = 0;
+    if (peer == c->rank) {
+        const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->rank);
+        /* integer addresses: comparing pointers into different objects is UB */
+        uintptr_t w0 = (uintptr_t)mine + r.woff, l0 = (uintptr_t)r.local;
+        r.self_overlap = mine && w0 < l0 + r.bytes && l0 < w0 + r.bytes;
+    }
+    return r;
+}
+
 void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
                            pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x)
 {
@@ -297,6 +324,14 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
     xfer_plan p;
     size_t esz = pld_dtype_size(dst.dtype);
     pld__check_live(c);
+    if (!c->w->race && src.shape[1] == dst.shape[1]) {
+        rows_run r = rows_as_run(c, dst.buf, peer, dst.shape[1] * (int64_t)esz, dst_row, src.data,
+                                 src_row, rows);
+        if (!r.self_overlap) {
+            pld__put_run(c, api, dst.buf, peer, r.woff, r.local, r.bytes);
+            return;
+        }
+    }
     pld__region_rect(dst.shape[0], dst.shape[1], dst_row, 0, rows, dst.shape[1], esz, &p.wr);
     pld__region_rect(src.shape[0], src.shape[1], src_row, 0, rows, src.shape[1], esz, &p.lr);
     check_self_alias(c, api, dst.buf, peer, &p, src.data);
@@ -316,6 +351,14 @@ void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dten
     xfer_plan p;
     size_t esz = pld_dtype_size(src.dtype);
     pld__check_live(c);
+    if (!c->w->race && src.shape[1] == dst.shape[1]) {
+        rows_run r = rows_as_run(c, src.buf, peer, src.shape[1] * (int64_t)esz, src_row, dst.data,
+                                 dst_row, rows);
+        if (!r.self_overlap) {
+            pld__get_run(c, api, r.local, src.buf, peer, r.woff, r.bytes);
+            return;
+        }
+    }
     pld__region_rect(src.shape[0], src.shape[1], src_row, 0, rows, src.shape[1], esz, &p.wr);
     pld__region_rect(dst.shape[0], dst.shape[1], dst_row, 0, rows, dst.shape[1], esz, &p.lr);
     check_self_alias(c, api, src.buf, peer, &p, dst.data);
