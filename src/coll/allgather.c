@@ -48,10 +48,7 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
     /* step 1: push my row to every rank, starting with my right neighbour */
-    for (int i = 1; i <= c->nranks; i++) {
-        int peer = (c->rank + i) % c->nranks;
-        pld__coll_put_rows(c, api, t2, peer, c->rank, l2, 0, 1);
-    }
+    pld__coll_put_row_to_all(c, api, t2, c->rank, l2, 0, 1);
     /* step 2: completion barrier, then the self-clearing epilogue */
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
@@ -71,10 +68,7 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
     /* my row is already staged in place: push it to the others only */
-    for (int i = 1; i < c->nranks; i++) {
-        int peer = (c->rank + i) % c->nranks;
-        pld__coll_put_rows(c, api, t2, peer, c->rank, mine, c->rank, 1);
-    }
+    pld__coll_put_row_to_all(c, api, t2, c->rank, mine, c->rank, 0);
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);

@@ -30,6 +30,11 @@ void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_re
  * staging when the block does not fit at once. */
 void pld__coll_put_rows(pld_ctx *c, const char *api, pld_dtensor dst, int peer, int64_t dst_row,
                         pld_tensor src, int64_t src_row, int64_t rows);
+/* Puts row src_row of the local 2-D tensor src into row dst_row of window
+ * dst at every rank, starting with the right neighbour (this rank too when
+ * with_self). Counts, traces and lists as one pld__coll_put_rows per rank. */
+void pld__coll_put_row_to_all(pld_ctx *c, const char *api, pld_dtensor dst, int64_t dst_row,
+                              pld_tensor src, int64_t src_row, int with_self);
 /* The same for pld_get: rows of window src at peer into local dst. */
 void pld__coll_get_rows(pld_ctx *c, const char *api, pld_tensor dst, int64_t dst_row,
                         pld_dtensor src, int peer, int64_t src_row, int64_t rows);

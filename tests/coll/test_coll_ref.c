@@ -3,7 +3,8 @@
  * broadcast, allgather, allgather_inplace, reduce_scatter, allreduce (mesh
  * and ring), all_to_all and all_to_all_v, at P = 1, 2, 3, 4, 8 and 32, for
  * one element, a ragged payload of about 1000003 bytes (odd element counts:
- * never a multiple of a chunk width) and, at P = 2 and 4, 64 MiB.
+ * never a multiple of a chunk width) and, at P = 2 and 4, 64 MiB and
+ * allgather rows of 3 MiB and a few bytes (pieces with a ragged tail).
  *
  *   reductions:    allreduce Sum/Max/Min/Prod on fp32, fp16, bf16, int32
  *                  (fp16/bf16 as 16-bit patterns reduced in fp32);
@@ -401,6 +402,9 @@ static void big(int p) {
     run(&rw, (rcase){.kind = K_AG, .dt = PLD_INT8, .s = (int64_t)(MIB64 / (size_t)p)});
     run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = PLD_INT64, .s = (int64_t)(MIB64 / 8 / (size_t)p)});
     run(&rw, (rcase){.kind = K_A2A, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4 / (size_t)p)});
+    /* rows above 2 MiB go out in 1 MiB pieces: a ragged last piece */
+    run(&rw, (rcase){.kind = K_AG, .dt = PLD_INT8, .s = (3 << 20) + 5});
+    run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = PLD_INT16, .s = (3 << 19) + 3});
     run(&rw,
         (rcase){
             .kind = K_A2AV, .dt = PLD_BF16, .m = 4, .s = (int64_t)(MIB64 / 2 / (size_t)(4 * p))});
