@@ -123,9 +123,10 @@ void pld__coll_put_row_to_all(pld_ctx *c, const char *api, pld_dtensor dst, int6
     }
     /* A large row goes out piece by piece, each piece to every rank in turn:
      * it is read from memory once and from cache for the other ranks, where
-     * whole-row puts read it once per rank (P=4, 64 MiB allgather 14.6-16.0
-     * -> 9.3-11.6 ms; P=2 4 MiB 348 -> 247 us). The bytes, and so the
-     * counters, are the same; the listing shows the whole-row puts. */
+     * whole-row puts read it once per rank (P=4, 64 MiB allgather 14.2 ->
+     * 9.7 ms, in place 11.7 -> 8.0 ms; P=2 64 MiB 6.7 -> 6.2 ms). The bytes,
+     * and so the counters, are the same; the listing shows the whole-row
+     * puts, and a trace one slice per piece. */
     pld__coll_chunk_elems(c, api, pld_dtype_size(dst.dtype), 2); /* the staging budget rule */
     const unsigned char *from = (const unsigned char *)src.data + (size_t)src_row * row;
     for (size_t off = 0; off < row; off += PLD__FAN_PIECE) {

@@ -286,10 +286,10 @@ void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xf
 
 /* ---- pre-checked row transfers for the builtins (prim.h) ---------------- */
 
-/* Whole rows of two row-major arrays of the same width (the callers check
- * it) are one contiguous run on each side: offsets and length without building regions. When the
- * peer is this rank and the runs overlap, the caller takes the general path,
- * which raises the alias error with both regions. */
+/* Whole rows of two row-major arrays of the same width are one contiguous
+ * run on each side: their offsets and length, without building regions.
+ * When the peer is this rank and the runs overlap, the caller takes the
+ * general path, which raises the alias error naming both regions. */
 typedef struct rows_run {
     size_t woff, bytes;
     unsigned char *local;
