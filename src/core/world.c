@@ -120,9 +120,14 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     /* Spin before sleeping only when every rank has a core: oversubscribed,
      * the rank we wait for needs our core, so hand it over at once (no spin:
      * P=4 on 2 cores, 4 KiB allgather 10.3 -> 6.2 us, barrier 6.2 -> 3.1 us;
-     * P=8 barrier 18.5 -> 12.6 us), then sleep. The CPUs counted are the
-     * ones this process may use (taskset, cgroups), not the machine's. */
-    int oversubscribed = w->nranks > pld__cpus_allowed();
+     * P=8 barrier 18.5 -> 12.6 us), then sleep. When this process runs
+     * every rank, the CPUs counted are the ones it may use (taskset,
+     * cgroups), not the machine's. Under a launcher each process is one rank
+     * that the launcher may have bound to a single CPU: there the node's
+     * CPUs are the measure. */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int ncpu = nlaunched > 0 ? (online > 0 ? (int)online : 1) : pld__cpus_allowed();
+    int oversubscribed = w->nranks > ncpu;
     w->spin = (int)pld__env_long("PLD_SPIN", oversubscribed ? 0 : 2000);
     if (w->spin < 0)
         w->spin = 0;
