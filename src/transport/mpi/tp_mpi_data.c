@@ -3,11 +3,12 @@
  * transports: a later notify needs no bookkeeping of what is in flight, and
  * a put followed by a get of the same bytes reads them back.
  *
- * When every rank is on this node the windows are MPI shared-memory windows
- * and puts and gets are plain copies between the mapped slices; the
- * signals stay MPI atomics, and MPI_Win_sync on both sides of each signal
- * (tp_mpi_sync.c) orders the copies with them, as MPI's unified memory
- * model asks. Atomic adds stay MPI_Accumulate: atomic against each other. */
+ * When every rank is on this node the windows are MPI shared-memory windows:
+ * puts and gets are plain copies between the mapped slices, atomic adds and
+ * signals (tp_mpi_sync.c) C11 atomics on them, exactly as on the process
+ * transport. Every access to a shared window is then a load, store or
+ * atomic of this machine's memory, ordered by C11 fences and atomics; no
+ * MPI call touches those windows after they are created. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "prim/half.h"
 #include "transport/mpi/tp_mpi.h"
 #include "transport/shm/copy.h"
+#include "transport/shm/shm.h"
 
 /* MPI counts are ints: larger transfers go in pieces of this many bytes. */
 #define TP_MPI_MAX_PIECE ((size_t)1 << 30)
@@ -118,6 +120,9 @@ static void accumulate_half(pld_ctx *c, MPI_Win win, int peer, size_t off, const
 pld_status pld__mpi_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                const void *src, size_t count, pld_dtype dtype)
 {
+    unsigned char *mapped = tp_mpi_peer_of(buf, peer);
+    if (mapped)
+        return pld__shm_accumulate_at(mapped + off, src, count, dtype);
     MPI_Win win = tp_mpi_win_of(buf);
     MPI_Datatype t;
     switch (dtype) {

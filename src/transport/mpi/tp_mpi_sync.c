@@ -7,6 +7,14 @@
  * Every signal operation uses MPI_UINT32_T: MPI only promises atomicity
  * between accumulates of the same basic type, and unsigned adds wrap.
  *
+ * On shared-memory windows (every rank on this node) a signal is a C11
+ * atomic on the mapped cell instead, like the process transport's: a
+ * seq_cst read-modify-write orders the copies before it, an acquire load
+ * the reads after it. MPI_Accumulate plus MPI_Win_sync of every window made
+ * a P=2 barrier ~0.8 us here; the atomics make it the process transport's.
+ * Waits still call MPI now and then (the abort cell), which keeps MPI's
+ * progress going for the control window.
+ *
  * Waiting: spin, then yield the core, then sleep in growing slices (there is
  * no futex across machines). A failing rank sets the abort cell of every
  * peer's control window; waits poll it too. */
@@ -31,9 +39,24 @@ static uint32_t fetch_cell(pld_ctx *c, MPI_Win win, int rank, size_t off, const 
     return v;
 }
 
+/* The cell as a C11 atomic when the window is shared memory, else NULL. */
+static _Atomic uint32_t *mapped_cell(pld_window_buffer *buf, int rank, size_t off)
+{
+    unsigned char *p = tp_mpi_peer_of(buf, rank);
+    return p ? (_Atomic uint32_t *)(void *)(p + off) : NULL;
+}
+
 pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                   int32_t value, pld_notify_op op)
 {
+    _Atomic uint32_t *cell = mapped_cell(buf, peer, off);
+    if (cell) {
+        if (op == PLD_NOTIFY_SET)
+            atomic_store_explicit(cell, (uint32_t)value, memory_order_seq_cst);
+        else
+            atomic_fetch_add_explicit(cell, (uint32_t)value, memory_order_seq_cst);
+        return PLD_OK;
+    }
     MPI_Win win = tp_mpi_win_of(buf);
     uint32_t v = (uint32_t)value;
     /* release: this rank's own stores into its windows are visible to the
@@ -52,6 +75,9 @@ pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
 
 int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off)
 {
+    _Atomic uint32_t *cell = mapped_cell(buf, c->rank, off);
+    if (cell)
+        return (int32_t)atomic_load_explicit(cell, memory_order_acquire);
     int32_t v = (int32_t)fetch_cell(c, tp_mpi_win_of(buf), c->rank, off, buf->name);
     /* acquire: what the notifier wrote before the signal is now readable */
     pld__mpi_sync_windows(c->w);
@@ -80,12 +106,18 @@ pld_status pld__mpi_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
 {
     pld_world *w = c->w;
     MPI_Win win = tp_mpi_win_of(wd->buf);
+    _Atomic uint32_t *cell = mapped_cell(wd->buf, c->rank, wd->off);
     uint64_t start = pld__now_ns();
     uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
     long nap = 1000;
     for (long i = 0;; i++) {
-        uint32_t v = fetch_cell(c, win, c->rank, wd->off, wd->buf->name);
-        if (pld__wait_satisfied((int32_t)v, wd->expected, wd->cmp)) {
+        if (cell) {
+            if (pld__wait_satisfied((int32_t)atomic_load_explicit(cell, memory_order_acquire),
+                                    wd->expected, wd->cmp))
+                return PLD_OK;
+        } else if (pld__wait_satisfied((int32_t)fetch_cell(c, win, c->rank, wd->off,
+                                                           wd->buf->name),
+                                       wd->expected, wd->cmp)) {
             pld__mpi_sync_windows(w);
             atomic_thread_fence(memory_order_seq_cst);
             return PLD_OK;

@@ -23,6 +23,10 @@ pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer,
                         size_t bytes);
 pld_status pld__shm_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                const void *src, size_t count, pld_dtype dtype);
+/* dst[i] += src[i] atomically, element by element, at any mapped address
+ * (also the mpi transport's shared-memory windows). */
+pld_status pld__shm_accumulate_at(unsigned char *dst, const void *src, size_t count,
+                                  pld_dtype dtype);
 int32_t pld__shm_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
 void pld__shm_fence(pld_ctx *c);
 

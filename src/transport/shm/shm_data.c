@@ -44,7 +44,12 @@ pld_status pld__shm_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, siz
                                const void *src, size_t count, pld_dtype dtype)
 {
     (void)c;
-    unsigned char *dst = pld__shm_peer(buf, peer) + off;
+    return pld__shm_accumulate_at(pld__shm_peer(buf, peer) + off, src, count, dtype);
+}
+
+pld_status pld__shm_accumulate_at(unsigned char *dst, const void *src, size_t count,
+                                  pld_dtype dtype)
+{
     const unsigned char *s = src;
     switch (dtype) {
     case PLD_FP32:
