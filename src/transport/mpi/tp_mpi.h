@@ -4,7 +4,7 @@
  * signals are MPI_Accumulate at the target and MPI_Fetch_and_op reads of
  * the own cell, so the same code runs on one machine and across many.
  * When every rank is on one node the windows are MPI shared-memory windows
- * and all of that becomes copies and C11 atomics on the mapped slices. */
+ * and all of that becomes copies and C11 atomics on the mapped slices.
  *
  * Only the files of this folder include <mpi.h>; the rest of pld sees the ops table. */
 #ifndef PLD_TP_MPI_H
