@@ -122,9 +122,14 @@ pld_status pld__mpi_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
             atomic_thread_fence(memory_order_seq_cst);
             return PLD_OK;
         }
-        /* spinning: look at the abort cell and the clock now and then */
-        if (i < (long)w->spin && i % TP_MPI_CHECK_EVERY != TP_MPI_CHECK_EVERY - 1)
+        /* spinning: look at the abort cell and the clock now and then; a
+         * mapped cell is read in nanoseconds, so pause between reads as the
+         * shared-memory transports do (an MPI read takes long enough) */
+        if (i < (long)w->spin && i % TP_MPI_CHECK_EVERY != TP_MPI_CHECK_EVERY - 1) {
+            if (cell)
+                pld__cpu_relax();
             continue;
+        }
         if (pld__aborted(c))
             return PLD_ERR_PEER;
         if (pld__mpi_abort_seen(w)) {

@@ -15,15 +15,6 @@
 /* How often a sleeping waiter wakes up to check deadline and deadlock. */
 #define PLD__SLEEP_SLICE_MS 50
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static inline void wake_rank(pld__rank_shared *rs, int shared)
 {
     atomic_fetch_add_explicit(&rs->wake_seq, 1, memory_order_seq_cst);
@@ -77,7 +68,7 @@ pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared
             return PLD_OK;
         if (atomic_load_explicit(&sh->abort_status, memory_order_relaxed))
             return PLD_ERR_PEER;
-        cpu_relax();
+        pld__cpu_relax();
         /* ranks may share a core even when there are enough of them: a
          * yield now and then costs little and lets that rank run */
         if ((i & 255) == 255)
