@@ -21,18 +21,18 @@ typedef struct ring {
     int me, left, right;
 } ring;
 
+/* The signal was checked on entry (pld__allreduce_ring_check_signal): its
+ * cells [row, rank] go to the pre-checked notify and wait. */
 static void progress(ring *r, int row)
 {
-    int64_t at[2] = {row, r->me};
-    pld_notify(r->c, r->sig, r->right, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+    pld__notify_checked(r->c, r->sig, r->right, row, r->me, 1, PLD_NOTIFY_ATOMIC_ADD);
     if (r->left != r->right)
-        pld_notify(r->c, r->sig, r->left, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+        pld__notify_checked(r->c, r->sig, r->left, row, r->me, 1, PLD_NOTIFY_ATOMIC_ADD);
 }
 
 static void wait_for(ring *r, int row, int from, int32_t g)
 {
-    int64_t at[2] = {row, from};
-    pld_wait(r->c, r->sig, at, g, PLD_WAIT_GE);
+    pld__wait_checked(r->c, r->sig, row, from, g, PLD_WAIT_GE);
 }
 
 /* Pulls elements [e0, e1) of L's flat data; reduces them into mine or copies. */
@@ -41,19 +41,27 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
 {
     if (e1 <= e0)
         return;
+    if (!reduce && !c->ir && !c->w->race) {
+        /* a copy needs no staging here: one get of the range straight into
+         * mine (the listing, and the race checker, see the staged tiles) */
+        size_t esz = pld_dtype_size(f.dtype);
+        pld__check_live(c);
+        pld__get_run(c, "pld_remote_load", (unsigned char *)mine.data + (size_t)e0 * esz, f.buf,
+                     peer, (size_t)e0 * esz, (size_t)(e1 - e0) * esz);
+        return;
+    }
     pld__stage st;
     pld__stage_begin(c, api, &st, f.dtype, e1 - e0, 1);
     for (int64_t c0 = e0; c0 < e1; c0 += st.width) {
         pld__stage_fit(c, &st, e1 - c0);
         pld_tile *t = st.t[0];
-        int64_t at[2] = {0, c0};
         if (reduce) { /* my segment op the left neighbour's, in one pass */
-            pld_load(c, t, mine, at);
-            pld_remote_reduce(c, t, f, peer, at, op);
+            pld__load_reduce_checked(c, t, mine, f, peer, 0, c0, op);
         } else {
+            int64_t at[2] = {0, c0};
             pld_remote_load(c, t, f, peer, at);
         }
-        pld_store(c, t, mine, at);
+        pld__store_checked(c, t, mine, 0, c0);
     }
     pld__stage_end(c, &st);
 }
@@ -104,16 +112,15 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
             progress(&r, g + 1);
     }
     /* done: L may change its data; wait until R is done with mine */
-    int64_t at[2] = {0, r.me};
-    pld_notify(c, signal, r.left, at, 1, PLD_NOTIFY_ATOMIC_ADD);
+    pld__notify_checked(c, signal, r.left, 0, r.me, 1, PLD_NOTIFY_ATOMIC_ADD);
     wait_for(&r, 0, r.right, 2);
 
     /* epilogue: take back every credit that arrived in this call */
     for (int g = 0; g < steps; g++) {
-        int64_t cl[2] = {g, r.left}, cr[2] = {g, r.right};
-        pld_notify(c, signal, r.me, cl, g == 0 && r.left == r.right ? -2 : -1,
-                   PLD_NOTIFY_ATOMIC_ADD);
+        pld__notify_checked(c, signal, r.me, g, r.left, g == 0 && r.left == r.right ? -2 : -1,
+                            PLD_NOTIFY_ATOMIC_ADD);
         if (r.left != r.right)
-            pld_notify(c, signal, r.me, cr, g == 0 ? -2 : -1, PLD_NOTIFY_ATOMIC_ADD);
+            pld__notify_checked(c, signal, r.me, g, r.right, g == 0 ? -2 : -1,
+                                PLD_NOTIFY_ATOMIC_ADD);
     }
 }
