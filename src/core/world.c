@@ -134,8 +134,7 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     w->yields = (int)pld__env_long("PLD_YIELDS", oversubscribed ? 64 : 0);
     if (w->yields < 0)
         w->yields = 0;
-    /* pinned when the ranks fill the CPUs (core/pin.c says why) */
-    w->pin = pld__env_long("PLD_PIN", w->nranks > 1 && w->nranks >= ncpu) != 0;
+    w->pin = pld__env_long("PLD_PIN", oversubscribed) != 0;
     w->check = cfg->check | pld__env_check_bits();
     w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
     atomic_init(&w->ir_on, w->ir_print);
