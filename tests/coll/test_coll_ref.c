@@ -368,6 +368,12 @@ Test(ref_movement, p4, .timeout = 60) {
 Test(ref_movement, p8, .timeout = 60) {
     movement(8, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
+/* P = 8 with rows of ~400 KB: pieces below 1 MiB that stream because 8 x 8
+ * of them would not fit half the L3 (transport/shm/copy.h); odd sizes. */
+Test(ref_movement, p8_streamed_rows, .timeout = 120) {
+    static const pld_dtype one[] = {PLD_INT8};
+    movement(8, one, 1, (size_t)8 * 400009);
+}
 Test(ref_movement, p32, .timeout = 120) {
     movement(32, move_dtypes, COUNT(move_dtypes), RAGGED);
 }

@@ -69,9 +69,13 @@ static size_t stream_max(void)
     return v;
 }
 
-void pld__shm_copy(void *dst, const void *src, size_t bytes)
+void pld__shm_copy(void *dst, const void *src, size_t bytes, int nranks)
 {
-    if (bytes < PLD__SHM_STREAM_MIN || bytes >= stream_max())
+    size_t max = stream_max();
+    int big = bytes >= PLD__SHM_STREAM_MIN ||
+              (bytes >= PLD__SHM_STREAM_MIN_SHARED &&
+               bytes * (size_t)nranks * (size_t)nranks >= max);
+    if (!big || bytes >= max)
         memcpy(dst, src, bytes);
     else
         copy_stream(dst, src, bytes);
@@ -79,8 +83,9 @@ void pld__shm_copy(void *dst, const void *src, size_t bytes)
 
 #else
 
-void pld__shm_copy(void *dst, const void *src, size_t bytes)
+void pld__shm_copy(void *dst, const void *src, size_t bytes, int nranks)
 {
+    (void)nranks;
     memcpy(dst, src, bytes);
 }
 

@@ -15,16 +15,14 @@ void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer)
 pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                         const void *src, size_t bytes)
 {
-    (void)c;
-    pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes);
+    pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes, c->nranks);
     return PLD_OK;
 }
 
 pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
                         size_t bytes)
 {
-    (void)c;
-    pld__shm_copy(dst, pld__shm_peer(buf, peer) + off, bytes);
+    pld__shm_copy(dst, pld__shm_peer(buf, peer) + off, bytes, c->nranks);
     return PLD_OK;
 }
 
