@@ -8,8 +8,11 @@
  * one of them. Measured on 2 CPUs, 4 KiB, medians of 4-6 interleaved runs:
  * P=4 allgather 3.5 -> 2.6 us, reduce_scatter 6.1 -> 5.1, allreduce 7.9 -> 7.2;
  * P=8 allgather 11.2 -> 7.9, reduce_scatter 16.0 -> 12.3, allreduce 28.5 -> 18.3.
- * With a CPU per rank pinning changed nothing (P=2), so it stays off there:
- * other programs sharing the machine keep the scheduler's freedom. */
+ * With a CPU per rank it stays off. The steady state is the same either
+ * way (P=2), and pinned, a spinning rank cannot leave a CPU that another
+ * process holds: tried as the default at P=2, runs started right after
+ * mpirun jobs took 60-1150 us per call instead of ~0.5. Other programs
+ * sharing the machine keep the scheduler's freedom. */
 #include <sched.h>
 #include <unistd.h>
 
