@@ -71,10 +71,12 @@ static size_t stream_max(void)
 
 void pld__shm_copy(void *dst, const void *src, size_t bytes, int nranks)
 {
+    if (bytes < PLD__SHM_STREAM_MIN_SHARED) { /* every small copy: no more tests */
+        memcpy(dst, src, bytes);
+        return;
+    }
     size_t max = stream_max();
-    int big = bytes >= PLD__SHM_STREAM_MIN ||
-              (bytes >= PLD__SHM_STREAM_MIN_SHARED &&
-               bytes * (size_t)nranks * (size_t)nranks >= max);
+    int big = bytes >= PLD__SHM_STREAM_MIN || bytes * (size_t)nranks * (size_t)nranks >= max;
     if (!big || bytes >= max)
         memcpy(dst, src, bytes);
     else
