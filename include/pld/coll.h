@@ -24,8 +24,9 @@ extern "C" {
 void pld_barrier(pld_ctx *c, pld_dtensor signal);
 
 /* Broadcast: the root has staged `data`; every rank's data becomes the
- * root's. Pull form, 2 rooted rounds (root -> non-roots "staged",
- * non-roots -> root "pulled"). Signal [P,1]. */
+ * root's. Pull form between two full credit
+ * rounds (ready, read done): every rank hears from every other rank, so the
+ * signal and the other builtins' windows stay safe to reuse. Signal [P,1]. */
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
 
 /* Allgather (push): local [1,S] (plain tensor, not inside target), target

@@ -1,16 +1,20 @@
-/* Broadcast, pull form, rooted rounds.
+/* Broadcast, pull form, two full credit rounds.
  *
  * The root has staged `data`; afterwards every rank's data equals the root's.
  *
- * Algorithm: round 1, the root tells every non-root "staged" (cell [root]
- * of the non-root's signal); each non-root pulls the whole window from the
- * root and answers "pulled" (cell [me] of the root's signal); round 2, the
- * root waits for every "pulled", after which it may change its data again.
- * Each rank takes back the credits of its own cells. Only the root waits for
- * everyone (P-1 waits); a non-root waits once -- two full barriers would
- * make every rank wait for every other twice, which oversubscribed costs a
- * wake-up per wait.
- * Cost card: bytes_from_peers = N on every non-root, 0 on the root; 2 rounds. */
+ * Algorithm: round 1 (ready) is a full credit barrier: the root's data is
+ * staged and every rank has entered this call; each non-root then pulls the
+ * whole window from the root; round 2 (read done) is a second full barrier:
+ * nobody reads the root's data any more, so the root may change it as soon
+ * as the call returns. The epilogue takes both rounds' credits back.
+ *
+ * Both rounds are full on purpose. A rooted form (non-roots hear only from
+ * the root) is faster, but lets a non-root leave without hearing from a
+ * slow peer and push its next builtin's data into a window that peer is
+ * still reading: the ordering guarantee every push builtin relies on (each
+ * call contains a round in which every rank hears from every other rank).
+ * Cost card: bytes_from_peers = N on every non-root, 0 on the root;
+ * 2 rounds, 2(P-1) waits per rank. */
 #include "coll/coll_util.h"
 
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
@@ -26,27 +30,16 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
     pld__coll_enter(c, api, signal, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
-    int64_t n = pld__dtensor_numel(data);
-    int me = c->rank;
-    if (me == root) {
-        /* round 1: my data is staged */
-        for (int q = 0; q < c->nranks; q++)
-            if (q != me)
-                pld__notify_checked(c, signal, q, me, 0, 1, PLD_NOTIFY_ATOMIC_ADD);
-        /* round 2: every non-root has pulled; take the credits back */
-        for (int q = 0; q < c->nranks; q++)
-            if (q != me)
-                pld__wait_checked(c, signal, q, 0, 1, PLD_WAIT_GE);
-        for (int q = 0; q < c->nranks; q++)
-            if (q != me)
-                pld__notify_checked(c, signal, me, q, 0, -1, PLD_NOTIFY_ATOMIC_ADD);
-    } else {
-        pld__wait_checked(c, signal, root, 0, 1, PLD_WAIT_GE);
-        pld_dtensor flat = pld__dtensor_flat(data);
+    /* step 1: ready -- the root staged, every rank is in this call */
+    pld__credit_barrier(c, signal, 0, 1);
+    /* step 2: every non-root pulls the root's data (chunked through UB) */
+    if (c->rank != root) {
+        int64_t n = pld__dtensor_numel(data);
         pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
-        pld__coll_get_rows(c, api, mine, 0, flat, root, 0, 1);
-        pld__notify_checked(c, signal, root, me, 0, 1, PLD_NOTIFY_ATOMIC_ADD);
-        pld__notify_checked(c, signal, me, root, 0, -1, PLD_NOTIFY_ATOMIC_ADD);
+        pld__coll_get_rows(c, api, mine, 0, pld__dtensor_flat(data), root, 0, 1);
     }
+    /* step 3: read done -- the root's data is free again */
+    pld__credit_barrier(c, signal, 0, 2);
+    pld__credit_epilogue(c, signal, 0, 2);
     pld__coll_leave(c, signal);
 }

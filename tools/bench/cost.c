@@ -89,9 +89,6 @@ void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
     case BENCH_BROADCAST: /* pull: every non-root reads N from the root */
         k.from_peers = rank == root ? 0 : n;
         k.rounds = 2;
-        /* rooted rounds: the root waits for every "pulled", a non-root for
-         * "staged" */
-        k.waits = rank == root ? P - 1 : 1;
         break;
     case BENCH_ALLGATHER: /* push my row to the P-1 others (+ self unless in place) */
         k.to_peers = (P - 1) * row;
@@ -130,7 +127,7 @@ void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
     default:
         break;
     }
-    if (c != BENCH_BROADCAST) k.waits = (uint64_t)k.rounds * (P - 1);
+    k.waits = (uint64_t)k.rounds * (P - 1);
     if (p == 1) k.rounds = 0, k.waits = 0;
     *out = k;
 }
@@ -140,7 +137,7 @@ const char *bench_card_formula(bench_coll c, bench_mode mode) {
     case BENCH_BARRIER:
         return "no data; 1 barrier round";
     case BENCH_BROADCAST:
-        return "pull: N from the root on every non-root, 0 on the root; 2 rooted rounds";
+        return "pull: N from the root on every non-root, 0 on the root; 2 full rounds";
     case BENCH_ALLGATHER:
         return mode == BENCH_MODE_INPLACE ? "(P-1)/P*N to peers, no self copy; 1 round"
                                           : "(P-1)/P*N to peers, N/P self; 1 round";

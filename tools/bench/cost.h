@@ -36,8 +36,8 @@ typedef struct bench_card {
     uint64_t from_peers; /* bytes read from other ranks' windows */
     uint64_t self;       /* the same paths with peer == this rank */
     int rounds;          /* synchronisation rounds */
-    uint64_t waits;      /* pld_waits of one call on this rank (rounds x (P-1), but a
-                            rooted round waits P-1 times at the root, once elsewhere) */
+    uint64_t waits;      /* pld_waits of one call on this rank: rounds x (P-1) for every
+                            algorithm built from full credit rounds */
 } bench_card;
 
 /* The card of one call on `rank` (mode already resolved; root for
