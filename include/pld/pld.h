@@ -32,6 +32,9 @@ extern "C" {
  * (comma list: "signals,race"). */
 #define PLD_CHECK_SIGNALS 0x1u /* builtins verify their signal returns to all-zero */
 #define PLD_CHECK_RACE 0x2u    /* happens-before race checker */
+#define PLD_CHECK_NOARGS 0x4u  /* turn OFF the agreement check of builtin arguments (on by
+                                  default: ranks must call the same builtin with agreeing
+                                  arguments, or the call fails with PLD_ERR_ARG) */
 
 typedef struct pld_config {
     const char *platform;  /* NULL -> "a2a3sim"; also "a5sim", "sim" (= a2a3sim) */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "check/agree.h"
 
 static uint64_t progress(pld__world_shared *sh)
 {
@@ -121,6 +122,13 @@ int pld__deadlock_check(pld_world *w)
                                      "\n  rank %d (device %d): finished", r, w->device_ids[r]);
     }
     free(s);
+    /* ranks stuck in different builtins (or the same one with different
+     * signals) disagree: that is the root cause to name */
+    char why[1024];
+    if (pld__agree_explain(w, why, sizeof why)) {
+        pld__group_fail(w, PLD_ERR_ARG, why);
+        return 1;
+    }
     pld__group_fail(w, PLD_ERR_DEADLOCK, report);
     return 1;
 not_dead:

@@ -38,7 +38,11 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, target);
+    pld__fp_tensor(&fp, input, 0);
+    pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, p, s);
     pld_tensor in2 = pld__tensor_2d(input, p, s);
     /* step 1: push the chunk for d into row `me` of d's target */

@@ -62,7 +62,14 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
         if (counts[d] < 0)
             pld__kraise(c, PLD_ERR_DATA, api, "send_counts[%d] = %d is negative", d,
                         (int)counts[d]);
-    pld__coll_enter(c, api, signal, "%s, %s, M=%lld", target.buf->name, signal.buf->name, (long long)m);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    fp.wire.m = m;
+    pld__fp_window(&fp, target);
+    pld__fp_window(&fp, recv_counts);
+    pld__fp_tensor(&fp, input, 0);
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, M=%lld", target.buf->name, signal.buf->name,
+                    (long long)m);
     /* step 1: push the M-row block and publish the clamped count */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;

@@ -44,7 +44,11 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, target);
+    pld__fp_tensor(&fp, local, 0);
+    pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
     /* step 1: push my row to every rank, starting with my right neighbour */
@@ -64,7 +68,10 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     if (target.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s", target.buf->name, signal.buf->name);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, target);
+    pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
     /* my row is already staged in place: push it to the others only */

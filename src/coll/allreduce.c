@@ -25,7 +25,13 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
         pld__coll_check_signal(c, api, signal, core_num);
     else
         pld__allreduce_ring_check_signal(c, api, signal);
-    pld__coll_enter(c, api, signal, "%s, %s, %s, %s", data.buf->name, signal.buf->name, ops[op],
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, data);
+    fp.wire.op = (int32_t)op;
+    fp.wire.mode = (int32_t)mode;
+    fp.wire.core_num = core_num;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name, ops[op],
                     mode == PLD_MESH ? "mesh" : "ring");
     if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);

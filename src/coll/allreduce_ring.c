@@ -98,6 +98,8 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     progress(&r, 0); /* entry: my data is staged */
     for (int g = 0; g < steps; g++) {
         wait_for(&r, g, r.left, 1); /* L finished step g-1: its segment is ready */
+        if (g == 0) /* L has published its fingerprint of this call */
+            pld__agree_after_round(c);
         int k;
         if (g < p - 1) {
             k = ((r.me - 1 - g) % p + p) % p;

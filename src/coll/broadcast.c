@@ -29,7 +29,12 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, data);
+    fp.wire.root = root;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name,
+                    root);
     /* step 1: ready -- the root staged, every rank is in this call */
     pld__credit_barrier(c, signal, 0, 1);
     /* step 2: every non-root pulls the root's data (chunked through UB) */

@@ -50,7 +50,8 @@ pld_dtensor pld__dtensor_flat(pld_dtensor t)
     return f;
 }
 
-void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const char *fmt, ...)
+void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld__coll_fp *fp,
+                     const char *fmt, ...)
 {
     if (c->ir) {
         char args[256];
@@ -60,6 +61,8 @@ void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const char
         va_end(ap);
         pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
     }
+    /* before the first notify of the call, which releases it to the peers */
+    pld__agree_publish(c, fp);
     pld__scope_push(c, api);
     if (c->w->check & PLD_CHECK_SIGNALS)
         pld__signal_check(c, signal, 0);
@@ -70,6 +73,7 @@ void pld__coll_leave(pld_ctx *c, pld_dtensor signal)
     if (c->w->check & PLD_CHECK_SIGNALS)
         pld__signal_check(c, signal, 1);
     pld__scope_pop(c);
+    pld__agree_leave(c);
 }
 
 void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op)

@@ -2,6 +2,7 @@
 #ifndef PLD_COLL_UTIL_H
 #define PLD_COLL_UTIL_H
 
+#include "check/agree.h"
 #include "coll/credit.h"
 
 /* Elements per chunk so that `tiles` staging tiles of one chunk each fit the
@@ -17,8 +18,10 @@ int64_t pld__dtensor_numel(pld_dtensor t);
 
 /* Enter/leave a builtin: the listing line, the scope for messages, and in
  * checked mode (PLD_CHECK_SIGNALS) the all-zero check of its signal. */
-void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const char *fmt, ...)
-    PLD__PRINTF(4, 5);
+/* fp describes the call for the agreement check (published here, compared
+ * after the first round). */
+void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld__coll_fp *fp,
+                     const char *fmt, ...) PLD__PRINTF(5, 6);
 void pld__coll_leave(pld_ctx *c, pld_dtensor signal);
 
 /* Checks a reduce op and the dtype it applies to. */

@@ -28,6 +28,8 @@ void pld__credit_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g)
     for (int src = 0; src < p; src++)
         if (src != me)
             pld__wait_checked(c, sig, src, lane, g, PLD_WAIT_GE);
+    /* every peer has now published its fingerprint of this call */
+    pld__agree_after_round(c);
 }
 
 void pld__credit_epilogue(pld_ctx *c, pld_dtensor sig, int lane, int32_t n)

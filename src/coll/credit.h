@@ -11,6 +11,7 @@
 #ifndef PLD_CREDIT_H
 #define PLD_CREDIT_H
 
+#include "check/agree.h"
 #include "prim/prim.h"
 
 /* Checks a builtin's signal: INT32, [P] or [P,S] with S >= lanes. */

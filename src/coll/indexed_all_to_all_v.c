@@ -190,7 +190,13 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
     }
     a.recv_counts = pld__tensor_2d(recv_counts, p, 1);
     a.rows_me = a.ix.counts[c->rank];
-    pld__coll_enter(c, api, signal, "%s, %s, core_num=%d", target.buf->name, signal.buf->name,
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    fp.wire.core_num = core_num;
+    pld__fp_window(&fp, target);
+    pld__fp_window(&fp, send_counts);
+    pld__fp_tensor(&fp, input, 1); /* [Nmax, H]: each rank's own token count */
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, core_num=%d", target.buf->name, signal.buf->name,
                     core_num);
     if (c->ir && core_num > 1)
         pld__ir_emit(c->ir, c->depth, "cores x%d (core 0 listed)", core_num);

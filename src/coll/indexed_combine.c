@@ -90,7 +90,13 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
     if (pld__tensor_in_window(c, output, expert_out.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api, "output lies inside expert_out window '%s'",
                     expert_out.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s, core_num=%d", expert_out.buf->name,
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    fp.wire.core_num = core_num;
+    pld__fp_window(&fp, expert_out);
+    pld__fp_window(&fp, send_counts);
+    pld__fp_tensor(&fp, output, 1); /* [Nmax, H]: each rank's own token count */
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, core_num=%d", expert_out.buf->name,
                     signal.buf->name, core_num);
     pld__run_cores(c, api, core_num, combine_core, &a);
     pld__coll_leave(c, signal);

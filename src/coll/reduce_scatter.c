@@ -49,7 +49,11 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    pld__coll_enter(c, api, signal, "%s, %s, sum", data.buf->name, signal.buf->name);
+    pld__coll_fp fp;
+    pld__fp_init(&fp, api, signal);
+    pld__fp_window(&fp, data);
+    fp.wire.op = (int32_t)op;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, sum", data.buf->name, signal.buf->name);
     pld_dtensor d2 = pld__dtensor_2d(data, c->nranks, pld__dtensor_numel(data) / c->nranks);
     /* step 1: every rank staged its rows */
     pld__credit_barrier(c, signal, 0, 1);

@@ -4,7 +4,7 @@
  *   PLD_URMA_SQ_DEPTH    URMA SQ depth in WQEBBs (a5sim, default 1024)
  *   PLD_WAIT_TIMEOUT_MS  single-wait timeout (default 60000)
  *   PLD_TRACE            Chrome trace output path
- *   PLD_CHECK            comma list: signals, race
+ *   PLD_CHECK            comma list: signals, race, noargs (agreement check off)
  *   PLD_DEBUG            WARN | INFO | TRACE
  *   PLD_IR               1: record and print rank 0's lowering listing
  *   PLD_SPIN             spin iterations before a wait yields
@@ -58,6 +58,8 @@ unsigned pld__env_check_bits(void)
             bits |= PLD_CHECK_SIGNALS;
         else if (!strcmp(tok, "race"))
             bits |= PLD_CHECK_RACE;
+        else if (!strcmp(tok, "noargs"))
+            bits |= PLD_CHECK_NOARGS;
         else if (!strcmp(tok, "all"))
             bits |= PLD_CHECK_SIGNALS | PLD_CHECK_RACE;
     }

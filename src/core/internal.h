@@ -120,6 +120,8 @@ typedef struct pld__world_shared {
     _Atomic int32_t live;           /* ranks of the launch not yet finished */
     _Atomic uint64_t notify_epoch;  /* bumped by every notify: deadlock checks need it */
     _Atomic int32_t deadlock_claim; /* one rank writes the deadlock report */
+    int32_t agree_win;              /* agreement check's window id, -1 when off */
+    uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[];        /* nranks entries */
 } pld__world_shared;
@@ -260,6 +262,10 @@ struct pld_ctx {
     pld__ir *ir;                 /* non-NULL on rank 0 when recording */
     pld__trace_buf *trace;       /* non-NULL when tracing */
     uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
+    /* agreement check (src/check/agree.c): the current builtin call */
+    struct pld__coll_fp *agree_fp; /* NULL when the check is off */
+    uint64_t agree_calls;        /* builtin calls of this rank in this launch */
+    int agree_pending;           /* published, not yet compared */
 };
 
 /* Raises a kernel error: records the message (first error of the group

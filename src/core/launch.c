@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "core/internal.h"
+#include "check/agree.h"
 
 uint64_t pld__now_ns(void)
 {
@@ -119,8 +120,11 @@ void pld__rank_main(pld_world *w, int rank)
         if (c->ir)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
         atomic_store(&ag->state, PLD__RS_RUNNING);
-        if (setjmp(c->jb) == 0)
+        if (setjmp(c->jb) == 0) {
+            pld__agree_rank_begin(c);
             w->kernel(c, w->kernel_arg);
+        }
+        pld__agree_rank_end(c);
         free_tiles(c);
         pld__tile_spares_free(c);
         pld__trace_close(c);
@@ -149,6 +153,7 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     atomic_store(&sh->err_claimed, 0);
     atomic_store(&sh->deadlock_claim, 0);
     atomic_store(&sh->live, count);
+    sh->launch_seq++; /* published to the ranks by the transport's launch */
     sh->errmsg[0] = '\0';
     for (int r = first; r < first + count; r++) {
         for (int b = 0; b < sh->cores; b++) {

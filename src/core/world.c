@@ -6,6 +6,7 @@
 
 #include "core/devices.h"
 #include "core/internal.h"
+#include "check/agree.h"
 
 static _Thread_local char init_errmsg[1024];
 
@@ -44,6 +45,7 @@ void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
 {
     sh->nranks = nranks;
     sh->cores = cores;
+    sh->agree_win = -1;
     for (int r = 0; r < nranks; r++) {
         atomic_store(&sh->rank[r].cores_active, 1);
         for (int b = 0; b < cores; b++)
@@ -112,9 +114,10 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
                              : (int)pld__env_long("PLD_WAIT_TIMEOUT_MS", 60000);
     if (w->wait_timeout_ms <= 0)
         w->wait_timeout_ms = 60000;
-    if (cfg->check & ~(PLD_CHECK_SIGNALS | PLD_CHECK_RACE)) {
+    const unsigned known = PLD_CHECK_SIGNALS | PLD_CHECK_RACE | PLD_CHECK_NOARGS;
+    if (cfg->check & ~known) {
         st = pld__init_fail(PLD_ERR_ARG, "pld_world_init: unknown check bits 0x%x",
-                            cfg->check & ~(PLD_CHECK_SIGNALS | PLD_CHECK_RACE));
+                            cfg->check & ~known);
         goto err_devices;
     }
     /* Spin before sleeping only when every rank has a core: oversubscribed,
@@ -184,6 +187,11 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
             pld_world_finalize(w);
             return st;
         }
+    }
+    if (!(w->check & PLD_CHECK_NOARGS) && (st = pld__agree_init(w)) != PLD_OK) {
+        pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
+        pld_world_finalize(w);
+        return st;
     }
     PLD__LOG(PLD__LOG_INFO, -1, "world: %d ranks, platform %s, transport %s", w->nranks,
              w->profile.name, w->tp->name);

@@ -1,0 +1,321 @@
+/* Agreement check (see agree.h): fingerprints of builtin calls, published
+ * per rank in a world-internal window and compared with the left
+ * neighbour's after the call's first round. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/agree.h"
+
+/* Slot of one call in a rank's slice: one wire record, cache-line padded. */
+#define SLOT_BYTES ((sizeof(pld__fp_wire) + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1))
+
+/* The builtins, by kind (the index travels, the names are printed), with
+ * their window/tensor arguments in the order the builtin adds them. */
+static const struct kind {
+    const char *api;
+    const char *args[PLD__FP_ARGS];
+} kinds[] = {
+    {"pld_barrier", {NULL}},
+    {"pld_broadcast", {"data"}},
+    {"pld_allgather", {"target", "local"}},
+    {"pld_allgather_inplace", {"target"}},
+    {"pld_reduce_scatter", {"data"}},
+    {"pld_allreduce", {"data"}},
+    {"pld_all_to_all", {"target", "input"}},
+    {"pld_all_to_all_v", {"target", "recv_counts", "input"}},
+    {"pld_indexed_all_to_all_v", {"target", "send_counts", "input"}},
+    {"pld_indexed_combine", {"expert_out", "send_counts", "output"}},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+static const char *kind_name(int32_t k)
+{
+    return k >= 0 && k < NKINDS ? kinds[k].api : "an unknown builtin";
+}
+
+/* The fingerprint window: 2 slots per rank. Its id lives in the shared
+ * control block, which worker processes forked before it existed see. */
+static pld_window_buffer *agree_buf(pld_world *w)
+{
+    int32_t id = w->sh->agree_win;
+    return id >= 0 && id < w->nwindows ? w->windows[id] : NULL;
+}
+
+void pld__fp_init(pld__coll_fp *fp, const char *api, pld_dtensor signal)
+{
+    memset(fp, 0, sizeof *fp);
+    fp->api = api;
+    fp->wire.kind = -1;
+    for (int k = 0; k < NKINDS; k++)
+        if (!strcmp(kinds[k].api, api))
+            fp->wire.kind = k;
+    fp->wire.signal = signal.buf->id;
+    fp->wire.op = fp->wire.mode = fp->wire.root = fp->wire.core_num = -1;
+    fp->wire.m = -1;
+}
+
+static pld__fp_arg *next_arg(pld__coll_fp *fp)
+{
+    if (fp->wire.nargs >= PLD__FP_ARGS)
+        return NULL;
+    return &fp->wire.arg[fp->wire.nargs++];
+}
+
+void pld__fp_window(pld__coll_fp *fp, pld_dtensor t)
+{
+    pld__fp_arg *a = next_arg(fp);
+    if (!a)
+        return;
+    a->win = t.buf->id;
+    a->dtype = (int32_t)t.dtype;
+    a->ndim = t.ndim;
+    for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
+        a->shape[i] = t.shape[i];
+}
+
+void pld__fp_tensor(pld__coll_fp *fp, pld_tensor t, int rows_free)
+{
+    pld__fp_arg *a = next_arg(fp);
+    if (!a)
+        return;
+    a->win = -1;
+    a->rows_free = rows_free;
+    a->dtype = (int32_t)t.dtype;
+    a->ndim = t.ndim;
+    for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
+        a->shape[i] = t.shape[i];
+    if (rows_free && t.ndim > 0)
+        a->shape[0] = 0; /* each rank's own row count */
+}
+
+pld_status pld__agree_init(pld_world *w)
+{
+    pld_window_buffer *buf;
+    pld_status st = pld_alloc_window_buffer(w, 2 * SLOT_BYTES, "pld.agree", &buf);
+    if (st == PLD_OK)
+        w->sh->agree_win = buf->id; /* freed with the world's other windows */
+    return st;
+}
+
+static size_t slot_off(uint64_t seq)
+{
+    return (size_t)(seq & 1) * SLOT_BYTES;
+}
+
+void pld__agree_rank_begin(pld_ctx *c)
+{
+    if (c->sh->agree_win < 0)
+        return;
+    c->agree_fp = calloc(1, sizeof *c->agree_fp);
+    if (!c->agree_fp)
+        pld__kraise(c, PLD_ERR_NOMEM, "pld_launch", "out of memory for the agreement check");
+}
+
+void pld__agree_rank_end(pld_ctx *c)
+{
+    free(c->agree_fp);
+    c->agree_fp = NULL;
+}
+
+void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
+{
+    if (!c->agree_fp || c->depth > 0 || c->core > 0)
+        return; /* off, or a builtin inside a builtin: the outer one counts */
+    *c->agree_fp = *fp;
+    c->agree_fp->wire.seq = ++c->agree_calls;
+    c->agree_fp->wire.launch = c->sh->launch_seq;
+    c->agree_fp->wire.inflight = 1;
+    /* published before this rank's first notify of the call: the notify
+     * releases it to whoever waits for that notify */
+    c->tp->put(c, agree_buf(c->w), c->rank, slot_off(c->agree_calls), &c->agree_fp->wire,
+               sizeof c->agree_fp->wire);
+    c->agree_pending = c->nranks > 1;
+}
+
+void pld__agree_leave(pld_ctx *c)
+{
+    if (!c->agree_fp || c->depth > 1 || c->core > 0 || !c->agree_calls)
+        return;
+    static const int32_t zero = 0;
+    c->agree_pending = 0;
+    c->tp->put(c, agree_buf(c->w), c->rank,
+               slot_off(c->agree_calls) + offsetof(pld__fp_wire, inflight),
+               &zero, sizeof zero);
+}
+
+static void fmt_arg_dims(char *buf, size_t n, const pld__fp_arg *a)
+{
+    if (a->rows_free && a->ndim > 0) {
+        /* [*,H]: rows are each rank's own */
+        int k = snprintf(buf, n, "[*");
+        for (int i = 1; i < a->ndim && k < (int)n; i++)
+            k += snprintf(buf + k, n - (size_t)k, ",%lld", (long long)a->shape[i]);
+        if (k < (int)n)
+            snprintf(buf + k, n - (size_t)k, "]");
+        return;
+    }
+    pld__fmt_dims(buf, n, a->shape, a->ndim);
+}
+
+static const char *win_name(pld_world *w, int32_t id)
+{
+    if (id >= 0 && id < w->nwindows && w->windows[id])
+        return w->windows[id]->name;
+    return "?";
+}
+
+static const char *mode_name(int32_t m)
+{
+    return m == PLD_MESH ? "mesh" : m == PLD_RING ? "ring" : "?";
+}
+
+static const char *op_name(int32_t op)
+{
+    static const char *const ops[] = {"sum", "max", "min", "prod"};
+    return op >= 0 && op <= PLD_PROD ? ops[op] : "?";
+}
+
+/* Names the first field in which mine and theirs differ ("data shape [4,9]
+ * differs from rank 0's [4,8]"); 0 when they agree. */
+static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *theirs, int other,
+                   char *out, size_t n)
+{
+    char a[128], b[128];
+    int dev = w->device_ids[other];
+    if (theirs->launch != mine->launch || theirs->seq < mine->seq) {
+        snprintf(out, n,
+                 "rank %d (device %d) has not entered this call (its builtin call %llu) yet, "
+                 "but a notify from it arrived: the signal holds credits of an earlier call -- "
+                 "an aborted launch leaves them (pld_window_buffer_reset clears the signal), or "
+                 "hand-written notifies share its cells",
+                 other, dev, (unsigned long long)mine->seq);
+        return 1;
+    }
+    if (mine->seq != theirs->seq) {
+        snprintf(out, n,
+                 "this is builtin call %llu here but rank %d (device %d) is at its call %llu "
+                 "(%s): every rank must call the same builtins in the same order",
+                 (unsigned long long)mine->seq, other, dev, (unsigned long long)theirs->seq,
+                 kind_name(theirs->kind));
+        return 1;
+    }
+    if (mine->kind != theirs->kind) {
+        snprintf(out, n,
+                 "call %llu is %s here but %s on rank %d (device %d): every rank must call the "
+                 "same builtins in the same order",
+                 (unsigned long long)mine->seq, kind_name(mine->kind), kind_name(theirs->kind),
+                 other, dev);
+        return 1;
+    }
+    if (mine->signal != theirs->signal) {
+        snprintf(out, n, "signal window '%s' differs from rank %d's '%s'",
+                 win_name(w, mine->signal), other, win_name(w, theirs->signal));
+        return 1;
+    }
+    if (mine->core_num != theirs->core_num) {
+        snprintf(out, n, "core_num %d differs from rank %d's %d", (int)mine->core_num, other,
+                 (int)theirs->core_num);
+        return 1;
+    }
+    if (mine->mode != theirs->mode) {
+        snprintf(out, n, "mode %s differs from rank %d's %s", mode_name(mine->mode), other,
+                 mode_name(theirs->mode));
+        return 1;
+    }
+    if (mine->op != theirs->op) {
+        snprintf(out, n, "op %s differs from rank %d's %s", op_name(mine->op), other,
+                 op_name(theirs->op));
+        return 1;
+    }
+    if (mine->root != theirs->root) {
+        snprintf(out, n, "root %d differs from rank %d's %d", (int)mine->root, other,
+                 (int)theirs->root);
+        return 1;
+    }
+    if (mine->m != theirs->m) {
+        snprintf(out, n, "M = %lld rows per block differs from rank %d's %lld",
+                 (long long)mine->m, other, (long long)theirs->m);
+        return 1;
+    }
+    for (int i = 0; i < mine->nargs && i < PLD__FP_ARGS; i++) {
+        const pld__fp_arg *x = &mine->arg[i], *y = &theirs->arg[i];
+        const char *what = mine->kind >= 0 && mine->kind < NKINDS && kinds[mine->kind].args[i]
+                               ? kinds[mine->kind].args[i]
+                               : "argument";
+        if (x->win != y->win) {
+            snprintf(out, n, "%s window '%s' differs from rank %d's '%s'", what,
+                     win_name(w, x->win), other, win_name(w, y->win));
+            return 1;
+        }
+        if (x->dtype != y->dtype) {
+            snprintf(out, n, "%s dtype %s differs from rank %d's %s", what,
+                     pld_dtype_name((pld_dtype)x->dtype), other,
+                     pld_dtype_name((pld_dtype)y->dtype));
+            return 1;
+        }
+        int same = x->ndim == y->ndim;
+        for (int d = 0; same && d < x->ndim && d < PLD_MAX_DIMS; d++)
+            same = x->shape[d] == y->shape[d];
+        if (!same) {
+            fmt_arg_dims(a, sizeof a, x);
+            fmt_arg_dims(b, sizeof b, y);
+            snprintf(out, n, "%s shape %s differs from rank %d's %s", what, a, other, b);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void pld__agree_verify(pld_ctx *c)
+{
+    c->agree_pending = 0;
+    int left = (c->rank + c->nranks - 1) % c->nranks;
+    pld__fp_wire theirs;
+    /* the left neighbour wrote this slot before the notify we just waited
+     * for, and cannot rewrite it before we enter the next call */
+    c->tp->get(c, &theirs, agree_buf(c->w), left, slot_off(c->agree_calls), sizeof theirs);
+    char msg[512];
+    if (fp_diff(c->w, &c->agree_fp->wire, &theirs, left, msg, sizeof msg))
+        pld__kraise(c, PLD_ERR_ARG, c->agree_fp->api, "%s", msg);
+}
+
+/* Rank r's latest published call, when its slice is mapped here. */
+static int latest(pld_world *w, int r, pld__fp_wire *out)
+{
+    const unsigned char *p = w->tp->window_peer_ptr(w, agree_buf(w), r);
+    if (!p)
+        return 0;
+    pld__fp_wire s0, s1;
+    memcpy(&s0, p, sizeof s0);
+    memcpy(&s1, p + SLOT_BYTES, sizeof s1);
+    *out = s0.seq > s1.seq ? s0 : s1;
+    return out->seq != 0 && out->inflight && out->launch == w->sh->launch_seq;
+}
+
+int pld__agree_explain(pld_world *w, char *out, size_t n)
+{
+    if (!agree_buf(w))
+        return 0;
+    int first = -1;
+    pld__fp_wire ref, x;
+    for (int r = 0; r < w->nranks; r++) {
+        if (!latest(w, r, &x))
+            continue;
+        if (first < 0) {
+            first = r;
+            ref = x;
+            continue;
+        }
+        char msg[512];
+        if (fp_diff(w, &x, &ref, first, msg, sizeof msg)) {
+            snprintf(out, n,
+                     "rank %d (device %d): %s: %s (the ranks then waited for each other "
+                     "forever)",
+                     r, w->device_ids[r], kind_name(x.kind), msg);
+            return 1;
+        }
+    }
+    return 0;
+}
