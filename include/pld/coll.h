@@ -6,6 +6,38 @@
  * the signal is all-zero again after every call and one signal serves any
  * number of back-to-back builtin calls.
  *
+ * What a program may rely on:
+ *
+ * Ordering. Every builtin call contains at least one round in which every
+ *   rank hears from every other rank. So when any rank starts builtin k+1 on
+ *   a signal, every rank has entered builtin k on it (on one signal no rank
+ *   is more than one builtin ahead). Calls on different signals are not
+ *   ordered against each other.
+ *
+ * Results. The outputs builtin k leaves in a rank's windows stay intact until
+ *   that rank enters builtin k+1 on the same signal -- unless builtin k+1
+ *   writes the same window: then a peer may already be writing it, so read
+ *   (or copy out) the result before calling, or put a pld_barrier in between.
+ *   Push builtins (allgather, all_to_all, all_to_all_v, indexed_all_to_all_v)
+ *   write into peers' target windows before their own barrier; pull builtins
+ *   (broadcast, reduce_scatter, allreduce, indexed_combine) write only the
+ *   caller's windows.
+ *
+ * Inputs. A plain-tensor input may be reused as soon as the call returns, and
+ *   so may a window that peers read during the call: a builtin never returns
+ *   on a rank while a peer may still read that rank's windows for it.
+ *
+ * Agreement. Every rank calls the same builtin with agreeing arguments: the
+ *   same builtin, signal and data windows, dtype, shapes, op, mode, root, M
+ *   and core_num (the row count of the MoE dispatch's input and the combine's
+ *   output may differ per rank). pld checks every call: each rank publishes
+ *   a fingerprint of its call and compares it with its neighbour's after the
+ *   first round. A mismatch is PLD_ERR_ARG naming both ranks, the call, the
+ *   field and both values ("rank 1 (device 1): pld_allreduce: data shape
+ *   [4,9] differs from rank 0's [4,8]"); ranks stuck in disagreeing calls
+ *   (e.g. on different signals) are reported as that disagreement, not as a
+ *   deadlock. PLD_CHECK=noargs (PLD_CHECK_NOARGS) turns the check off.
+ *
  * Host-side twins (pld_host_*) launch the builtin on every rank and return a
  * status. Included by <pld/pld.h>. */
 #ifndef PLD_COLL_H
