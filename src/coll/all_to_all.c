@@ -45,13 +45,17 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, p, s);
     pld_tensor in2 = pld__tensor_2d(input, p, s);
+    int late = PLD__MUTANT(push_after_barrier);
+    if (late)
+        pld__credit_barrier(c, signal, 0, 1);
     /* step 1: push the chunk for d into row `me` of d's target */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;
         pld__coll_put_rows(c, api, t2, d, c->rank, in2, d, 1);
     }
     /* step 2: completion barrier; the caller reads the rows */
-    pld__credit_barrier(c, signal, 0, 1);
+    if (!late)
+        pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
 }

@@ -70,6 +70,21 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
     pld__fp_tensor(&fp, input, 0);
     pld__coll_enter(c, api, signal, &fp, "%s, %s, M=%lld", target.buf->name, signal.buf->name,
                     (long long)m);
+    if (PLD__MUTANT(a2av_count_first)) {
+        for (int i = 1; i <= p; i++) {
+            int d = (c->rank + i) % p;
+            int32_t n = counts[d] > m ? (int32_t)m : counts[d];
+            pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
+        }
+        pld__credit_barrier(c, signal, 0, 1);
+        for (int i = 1; i <= p; i++) {
+            int d = (c->rank + i) % p;
+            pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
+        }
+        pld__credit_epilogue(c, signal, 0, 1);
+        pld__coll_leave(c, signal);
+        return;
+    }
     /* step 1: push the M-row block and publish the clamped count */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;

@@ -17,6 +17,33 @@
  * 2 rounds, 2(P-1) waits per rank. */
 #include "coll/coll_util.h"
 
+/* The rooted form that broke the ordering guarantee, kept as a planted bug
+ * (mutant.h): the root tells each non-root "staged", each non-root pulls and
+ * answers "pulled"; a non-root leaves without hearing from its peers. */
+static void broadcast_rooted(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                             int root)
+{
+    int me = c->rank;
+    if (me == root) {
+        for (int q = 0; q < c->nranks; q++)
+            if (q != me)
+                pld__notify_checked(c, signal, q, me, 0, 1, PLD_NOTIFY_ATOMIC_ADD);
+        for (int q = 0; q < c->nranks; q++)
+            if (q != me)
+                pld__wait_checked(c, signal, q, 0, 1, PLD_WAIT_GE);
+        for (int q = 0; q < c->nranks; q++)
+            if (q != me)
+                pld__notify_checked(c, signal, me, q, 0, -1, PLD_NOTIFY_ATOMIC_ADD);
+        return;
+    }
+    pld__wait_checked(c, signal, root, 0, 1, PLD_WAIT_GE);
+    int64_t n = pld__dtensor_numel(data);
+    pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
+    pld__coll_get_rows(c, api, mine, 0, pld__dtensor_flat(data), root, 0, 1);
+    pld__notify_checked(c, signal, root, me, 0, 1, PLD_NOTIFY_ATOMIC_ADD);
+    pld__notify_checked(c, signal, me, root, 0, -1, PLD_NOTIFY_ATOMIC_ADD);
+}
+
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
 {
     static const char api[] = "pld_broadcast";
@@ -35,6 +62,11 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     fp.wire.root = root;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name,
                     root);
+    if (PLD__MUTANT(rooted_bcast)) {
+        broadcast_rooted(c, api, data, signal, root);
+        pld__coll_leave(c, signal);
+        return;
+    }
     /* step 1: ready -- the root staged, every rank is in this call */
     pld__credit_barrier(c, signal, 0, 1);
     /* step 2: every non-root pulls the root's data (chunked through UB) */

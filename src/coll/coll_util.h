@@ -4,6 +4,7 @@
 
 #include "check/agree.h"
 #include "coll/credit.h"
+#include "coll/mutant.h"
 
 /* Elements per chunk so that `tiles` staging tiles of one chunk each fit the
  * rank's free UB (a multiple of 64 elements when the budget allows). */

@@ -25,9 +25,10 @@ void pld__credit_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g)
     for (int peer = 0; peer < p; peer++)
         if (peer != me)
             pld__notify_checked(c, sig, peer, me, lane, 1, PLD_NOTIFY_ATOMIC_ADD);
+    pld_wait_cmp cmp = PLD__MUTANT(eq_wait) ? PLD_WAIT_EQ : PLD_WAIT_GE;
     for (int src = 0; src < p; src++)
         if (src != me)
-            pld__wait_checked(c, sig, src, lane, g, PLD_WAIT_GE);
+            pld__wait_checked(c, sig, src, lane, g, cmp);
     /* every peer has now published its fingerprint of this call */
     pld__agree_after_round(c);
 }
@@ -35,6 +36,8 @@ void pld__credit_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g)
 void pld__credit_epilogue(pld_ctx *c, pld_dtensor sig, int lane, int32_t n)
 {
     int me = c->rank, p = c->nranks;
+    if (PLD__MUTANT(no_epilogue))
+        return;
     for (int src = 0; src < p; src++)
         if (src != me)
             pld__notify_checked(c, sig, me, src, lane, -n, PLD_NOTIFY_ATOMIC_ADD);

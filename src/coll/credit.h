@@ -12,6 +12,7 @@
 #define PLD_CREDIT_H
 
 #include "check/agree.h"
+#include "coll/mutant.h"
 #include "prim/prim.h"
 
 /* Checks a builtin's signal: INT32, [P] or [P,S] with S >= lanes. */

@@ -215,6 +215,9 @@ struct pld_world {
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
     pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */
     pld__race *race;             /* PLD_CHECK_RACE state, NULL when off */
+    struct pld__sched *sched;    /* schedule explorer's serial mode, NULL when off */
+    uint64_t sched_seed;         /* PLD_SCHED */
+    int sched_mode;              /* 0 off, 1 serial (thread), 2 perturb (process) */
     pld__world_shared *sh;       /* control block every rank reaches */
     size_t sh_bytes;
 
@@ -264,6 +267,9 @@ struct pld_ctx {
     uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
     /* agreement check (src/check/agree.c): the current builtin call */
     struct pld__coll_fp *agree_fp; /* NULL when the check is off */
+    /* schedule explorer (src/check/explore.c) */
+    int sched_on;                /* this agent stops at every primitive boundary */
+    uint64_t sched_rng;          /* process transport: this rank's perturbation stream */
     uint64_t agree_calls;        /* builtin calls of this rank in this launch */
     int agree_pending;           /* published, not yet compared */
 };

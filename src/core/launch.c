@@ -6,6 +6,7 @@
 
 #include "core/internal.h"
 #include "check/agree.h"
+#include "check/explore.h"
 
 uint64_t pld__now_ns(void)
 {
@@ -120,6 +121,7 @@ void pld__rank_main(pld_world *w, int rank)
         if (c->ir)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
         atomic_store(&ag->state, PLD__RS_RUNNING);
+        pld__sched_agent_begin(c);
         if (setjmp(c->jb) == 0) {
             pld__agree_rank_begin(c);
             w->kernel(c, w->kernel_arg);
@@ -127,6 +129,7 @@ void pld__rank_main(pld_world *w, int rank)
         pld__agree_rank_end(c);
         free_tiles(c);
         pld__tile_spares_free(c);
+        pld__sched_agent_end(c);
         pld__trace_close(c);
         free(c);
     }
@@ -173,12 +176,14 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     pld__race_reset(w->race); /* launches are ordered by the host: start clean */
     pld__ir_reset(w->ir);
 
+    pld__sched_launch_begin(w);
     pld_status st = w->tp->launch(w);
     if (st != PLD_OK)
         return st; /* the transport wrote w->errmsg */
     st = (pld_status)atomic_load(&sh->abort_status);
     if (st != PLD_OK)
         snprintf(w->errmsg, sizeof w->errmsg, "%s", sh->errmsg);
+    pld__sched_launch_end(w, st);
     if (w->ir_print && first == 0)
         pld_ir_dump(w, stdout);
     pld__trace_flush(w);

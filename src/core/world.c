@@ -7,6 +7,7 @@
 #include "core/devices.h"
 #include "core/internal.h"
 #include "check/agree.h"
+#include "check/explore.h"
 
 static _Thread_local char init_errmsg[1024];
 
@@ -151,9 +152,13 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         goto err_trace;
     }
 
+    /* before the transport starts its ranks: forked workers inherit it */
+    if ((st = pld__sched_init(w)) != PLD_OK)
+        goto err_ir;
     st = w->tp->world_init(w);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
+        pld__sched_fini(w);
         goto err_ir;
     }
     w->windows = w->tp->host_alloc(w, sizeof *w->windows * PLD__MAX_WINDOWS);
@@ -218,6 +223,7 @@ void pld_world_finalize(pld_world *w)
             pld_free_window_buffer(w, w->windows[i]);
     w->tp->host_free(w, w->windows);
     w->tp->world_fini(w);
+    pld__sched_fini(w);
     pld__race_free(w->race);
     pld__ir_free(w->ir);
     free(w->trace_text);

@@ -23,6 +23,7 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
                        const pld__region *wr, const unsigned char *src, const pld__region *sr,
                        pld_atomic atomic, pld_dtype dtype)
 {
+    pld__sched_point(c); /* each transfer is a step of the schedule explorer */
     pld__runs it;
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
@@ -48,6 +49,7 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
                                pld_window_buffer *buf, int peer, size_t woff, size_t bytes,
                                pld_dtype dtype, pld_reduce_op op)
 {
+    pld__sched_point(c);
     const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
     if (!src)
         return 0;
@@ -61,6 +63,7 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
 void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer, size_t woff,
                   const unsigned char *src, size_t bytes)
 {
+    pld__sched_point(c);
     uint64_t t0 = pld__trace_begin(c);
     pld_status st = c->tp->put(c, buf, peer, woff, src, bytes);
     if (st != PLD_OK)
@@ -72,6 +75,7 @@ void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
 void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
                   int peer, size_t woff, size_t bytes)
 {
+    pld__sched_point(c);
     uint64_t t0 = pld__trace_begin(c);
     pld_status st = c->tp->get(c, dst, buf, peer, woff, bytes);
     if (st != PLD_OK)
@@ -84,6 +88,7 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
                            pld_window_buffer *buf, int peer, const pld__region *wr,
                            pld_dtype dtype, pld_reduce_op op)
 {
+    pld__sched_point(c);
     pld__runs it;
     size_t aoff, woff, n, esz = pld_dtype_size(dtype);
     uint64_t t0 = pld__trace_begin(c);
@@ -117,6 +122,7 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
                          pld_window_buffer *buf, int peer, const pld__region *wr)
 {
+    pld__sched_point(c);
     pld__runs it;
     size_t doff, woff, n;
     pld_status st = PLD_OK;

@@ -2,6 +2,7 @@
 #ifndef PLD_PRIM_H
 #define PLD_PRIM_H
 
+#include "check/explore.h"
 #include "core/internal.h"
 #include "prim/region.h"
 

@@ -34,6 +34,7 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
                         const int64_t *coords, int32_t value, pld_notify_op op, uint64_t t0)
 {
     static const char api[] = "pld_notify";
+    pld__sched_point(c);
     if (PLD__UNLIKELY(c->w->race))
         pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
     pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
@@ -86,6 +87,7 @@ void pld__notify_checked(pld_ctx *c, pld_dtensor sig, int peer, int64_t row, int
 static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
 {
     static const char api[] = "pld_wait";
+    pld__sched_point(c);
     c->ag->counters.waits++;
     if (c->ir) {
         char cell[96];
@@ -101,7 +103,8 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
         return;
     }
     uint64_t t0 = pld__now_ns();
-    pld_status st = c->tp->signal_wait(c, wd);
+    pld_status st = PLD__UNLIKELY(c->sched_on) && pld__sched_serial(c) ? pld__sched_wait(c, wd)
+                                                                      : c->tp->signal_wait(c, wd);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK)) {
         if (PLD__UNLIKELY(c->w->race))

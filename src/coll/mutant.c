@@ -1,0 +1,11 @@
+/* PLD_MUTANT=<name> for the test library (see mutant.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/mutant.h"
+
+int pld__mutant(const char *name)
+{
+    const char *on = getenv("PLD_MUTANT");
+    return on && !strcmp(on, name);
+}

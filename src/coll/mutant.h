@@ -1,0 +1,26 @@
+/* Planted protocol bugs, for proving that the schedule explorer and the
+ * protocol model find them. They exist only in the test library built with
+ * PLD_MUTANTS (CMake target pld_mutants); the library users link has none:
+ * PLD__MUTANT(x) is the constant 0 there and the compiler drops the branch.
+ *
+ * In the test library PLD_MUTANT=<name> switches one on for the process:
+ *   rooted_bcast        broadcast: non-roots hear only from the root
+ *   no_epilogue         credit barrier: the self-clearing epilogue dropped
+ *   eq_wait             credit barrier: waits with Eq instead of Ge
+ *   push_after_barrier  allgather, all_to_all: push after the barrier
+ *   mesh_no_readdone    allreduce mesh: store without the read-done barrier
+ *   ring_drop_progress  allreduce ring: overwrite a segment without the
+ *                       right neighbour's progress credit
+ *   a2av_count_first    all_to_all_v: count Set and barrier before the rows
+ *   combine_early       indexed combine: pull before the experts finished */
+#ifndef PLD_MUTANT_H
+#define PLD_MUTANT_H
+
+#ifdef PLD_MUTANTS
+int pld__mutant(const char *name);
+#define PLD__MUTANT(name) pld__mutant(#name)
+#else
+#define PLD__MUTANT(name) 0
+#endif
+
+#endif
