@@ -2,7 +2,8 @@
  *
  *   pld info                       version, transports, profiles and limits
  *   pld bench <collective|all> ... nccl-tests style measurement (tools/bench/bench.c)
- *   pld cost <collective> -s SIZE  the cost card of SPEC §3.8 (tools/bench/cost_cmd.c)
+ *   pld cost <collective> -s SIZE  the cost card (tools/bench/cost_cmd.c)
+ *   pld explore PROGRAM [ARGS]     many seeds of the schedule explorer (tools/explore.c)
  *
  * Exit status: 0 success, 1 failure, 2 usage error. */
 #define _POSIX_C_SOURCE 200809L
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "explore.h"
 #include "pld/pld.h"
 
 static int usage(FILE *out) {
@@ -20,6 +22,7 @@ static int usage(FILE *out) {
                  "their limits\n"
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
+                 "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
                  "  help                          this text; 'pld <command> --help' for more\n");
     return out == stderr ? 2 : 0;
 }
@@ -98,6 +101,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "cost")) return cost_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "explore")) return explore_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage(stdout);
     fprintf(stderr, "pld: unknown command '%s'\n", cmd);
     return usage(stderr);

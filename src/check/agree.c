@@ -186,10 +186,10 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
     int dev = w->device_ids[other];
     if (theirs->launch != mine->launch || theirs->seq < mine->seq) {
         snprintf(out, n,
-                 "rank %d (device %d) has not entered this call (its builtin call %llu) yet, "
-                 "but a notify from it arrived: the signal holds credits of an earlier call -- "
-                 "an aborted launch leaves them (pld_window_buffer_reset clears the signal), or "
-                 "hand-written notifies share its cells",
+                 "rank %d (device %d) has not yet entered builtin call %llu, but a notify from "
+                 "it arrived: the signal holds credits of an earlier call -- hand-written "
+                 "notifies on its cells, or an aborted launch (pld_window_buffer_reset clears "
+                 "the signal)",
                  other, dev, (unsigned long long)mine->seq);
         return 1;
     }
@@ -318,4 +318,40 @@ int pld__agree_explain(pld_world *w, char *out, size_t n)
         }
     }
     return 0;
+}
+
+int pld__agree_after_abort(pld_world *w, char *out, size_t n)
+{
+    if (!agree_buf(w))
+        return 0;
+    /* A builtin that was in flight when the launch aborted left credits in
+     * its signal, which the next call would take for arrivals. Clear every
+     * such signal on the ranks this host reaches (all of them on the thread
+     * and process transports). */
+    int cleared = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int r = 0; r < w->nranks; r++) {
+        pld__fp_wire x;
+        if (!pld_world_hosts_rank(w, r) || !latest(w, r, &x))
+            continue;
+        pld_window_buffer *sig = x.signal >= 0 && x.signal < w->nwindows
+                                     ? w->windows[x.signal]
+                                     : NULL;
+        if (!sig || sig->id == w->sh->agree_win)
+            continue;
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++) {
+            pld__fp_wire y;
+            seen = pld_world_hosts_rank(w, q) && latest(w, q, &y) && y.signal == x.signal;
+        }
+        if (seen)
+            continue;
+        pld_window_buffer_reset(w, sig);
+        cleared++;
+        if (used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",
+                                     sig->name);
+    }
+    return cleared;
 }

@@ -75,4 +75,9 @@ static inline void pld__agree_after_round(pld_ctx *c)
  * out and returns 1. */
 int pld__agree_explain(pld_world *w, char *out, size_t n);
 
+/* After an aborted launch (host): clears the signal of every builtin that
+ * was in flight, so the next launch does not take its leftover credits for
+ * arrivals. Writes the cleared windows' names into out; returns how many. */
+int pld__agree_after_abort(pld_world *w, char *out, size_t n);
+
 #endif

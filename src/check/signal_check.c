@@ -58,3 +58,36 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
                 "pld_window_buffer_reset clears it):%s%s",
                 sig.buf->name, cells, used >= sizeof cells - 64 ? " ..." : "");
 }
+
+pld_status pld__signal_check_launch(pld_world *w)
+{
+    char cells[512];
+    size_t used = 0;
+    int bad = 0;
+    const char *name = "";
+    for (int id = 0; id < w->nwindows; id++) {
+        pld_window_buffer *b = w->windows[id];
+        if (!b || !atomic_exchange(&b->signal_use, 0))
+            continue;
+        for (int r = 0; r < w->nranks; r++) {
+            const int32_t *v = pld_world_hosts_rank(w, r) ? w->tp->window_peer_ptr(w, b, r)
+                                                          : NULL;
+            for (size_t i = 0; v && i < b->bytes / sizeof(int32_t); i++) {
+                int32_t x = atomic_load((const _Atomic int32_t *)(const void *)&v[i]);
+                if (x == 0)
+                    continue;
+                if (!bad++)
+                    name = b->name;
+                if (used < sizeof cells - 64)
+                    used += (size_t)snprintf(cells + used, sizeof cells - used,
+                                             " '%s' rank %d cell %zu = %d", b->name, r, i, (int)x);
+            }
+        }
+    }
+    if (!bad)
+        return PLD_OK;
+    return pld__world_fail(w, PLD_ERR_CHECK,
+                           "PLD_CHECK_SIGNALS: signal '%s' is not all-zero after the launch "
+                           "(leaked credits):%s%s",
+                           name, cells, used >= sizeof cells - 64 ? " ..." : "");
+}

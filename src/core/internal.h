@@ -147,6 +147,8 @@ struct pld_window_buffer {
     unsigned char *base;         /* rank r's slice at base + r*stride (when mapped) */
     size_t map_bytes;
     void *tp_priv;               /* transport's own data */
+    _Atomic int signal_use;      /* a builtin used it as its signal in this launch (the
+                                    signal checker under the schedule explorer) */
 };
 
 /* ---- tiles -------------------------------------------------------------- */
@@ -345,6 +347,9 @@ void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *ou
 /* PLD_CHECK_SIGNALS (src/check/signal_check.c): verifies this rank's slice
  * of a builtin's signal is all-zero (on entry, or after the call). */
 void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after);
+/* The same for every builtin signal of a finished launch, from the host
+ * (under the schedule explorer, whose runs the per-call check would order). */
+pld_status pld__signal_check_launch(pld_world *w);
 
 /* The race checker (src/check/race.c, PLD_CHECK=race, thread transport). */
 pld__race *pld__race_new(int nranks);

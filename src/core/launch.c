@@ -181,8 +181,18 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     if (st != PLD_OK)
         return st; /* the transport wrote w->errmsg */
     st = (pld_status)atomic_load(&sh->abort_status);
-    if (st != PLD_OK)
+    if (st != PLD_OK) {
+        char cleared[256];
         snprintf(w->errmsg, sizeof w->errmsg, "%s", sh->errmsg);
+        if (pld__agree_after_abort(w, cleared, sizeof cleared)) {
+            size_t k = strlen(w->errmsg);
+            snprintf(w->errmsg + k, sizeof w->errmsg - k,
+                     " [signal %s of the interrupted builtin call cleared for the next launch]",
+                     cleared);
+        }
+    }
+    if (st == PLD_OK && (w->check & PLD_CHECK_SIGNALS) && w->sched_mode)
+        st = pld__signal_check_launch(w);
     pld__sched_launch_end(w, st);
     if (w->ir_print && first == 0)
         pld_ir_dump(w, stdout);
