@@ -274,8 +274,16 @@ void pld__agree_verify(pld_ctx *c)
     int left = (c->rank + c->nranks - 1) % c->nranks;
     pld__fp_wire theirs;
     /* the left neighbour wrote this slot before the notify we just waited
-     * for, and cannot rewrite it before we enter the next call */
-    c->tp->get(c, &theirs, agree_buf(c->w), left, slot_off(c->agree_calls), sizeof theirs);
+     * for, and cannot rewrite it before we enter the next call -- except
+     * its in-flight mark: having heard from every rank, it may already be
+     * leaving the call and clearing the mark (pld__agree_leave) while we
+     * read. The comparison does not use the mark; read around it. */
+    size_t off = slot_off(c->agree_calls), mark = offsetof(pld__fp_wire, inflight),
+           past = mark + sizeof theirs.inflight;
+    c->tp->get(c, &theirs, agree_buf(c->w), left, off, mark);
+    c->tp->get(c, (unsigned char *)&theirs + past, agree_buf(c->w), left, off + past,
+               sizeof theirs - past);
+    theirs.inflight = 1;
     char msg[512];
     if (fp_diff(c->w, &c->agree_fp->wire, &theirs, left, msg, sizeof msg))
         pld__kraise(c, PLD_ERR_ARG, c->agree_fp->api, "%s", msg);
