@@ -105,14 +105,17 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
             k = ((r.me - 1 - g) % p + p) % p;
         } else {
             int t = g - (p - 1);
-            if (!PLD__MUTANT(ring_drop_progress))
-                wait_for(&r, t + 1, r.right, 1); /* R no longer reads my seg k in reduce-scatter */
+            wait_for(&r, t + 1, r.right, 1); /* R no longer reads my seg k in reduce-scatter */
             k = ((r.me - t) % p + p) % p;
         }
         int64_t e0 = n * k / p, e1 = n * (k + 1) / p;
         pull_range(c, api, f, mine, r.left, e0, e1, g < p - 1, op);
-        if (g + 1 < steps)
-            progress(&r, g + 1);
+        if (g + 1 < steps) {
+            if (g == 0 && PLD__MUTANT(ring_drop_progress)) /* R never hears of step 0 */
+                pld__notify_checked(c, signal, r.left, g + 1, r.me, 1, PLD_NOTIFY_ATOMIC_ADD);
+            else
+                progress(&r, g + 1);
+        }
     }
     /* done: L may change its data; wait until R is done with mine */
     pld__notify_checked(c, signal, r.left, 0, r.me, 1, PLD_NOTIFY_ATOMIC_ADD);

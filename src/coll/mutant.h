@@ -9,8 +9,8 @@
  *   eq_wait             credit barrier: waits with Eq instead of Ge
  *   push_after_barrier  allgather, all_to_all: push after the barrier
  *   mesh_no_readdone    allreduce mesh: store without the read-done barrier
- *   ring_drop_progress  allreduce ring: overwrite a segment without the
- *                       right neighbour's progress credit
+ *   ring_drop_progress  allreduce ring: the progress credit of step 0 to the
+ *                       right neighbour is dropped
  *   a2av_count_first    all_to_all_v: count Set and barrier before the rows
  *   combine_early       indexed combine: pull before the experts finished */
 #ifndef PLD_MUTANT_H

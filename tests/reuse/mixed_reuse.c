@@ -120,6 +120,7 @@ typedef struct args {
     size_t scratch_bytes; /* per rank */
     int iters;
     uint32_t seed;
+    int dawdle; /* 0 under the schedule explorer: it picks who runs, a sleep only slows it */
 } args;
 
 /* ---- hashing and the seeded draw ---------------------------------------------- */
@@ -358,7 +359,9 @@ static float moe_weight(uint32_t seed, int call, int d, int j) {
 /* A quarter of the time a rank sleeps 50-250 us before it checks a result,
  * another quarter it yields: long enough for a peer that may run ahead
  * (restage, push its next call's rows) to do so. */
-static void dawdle(uint32_t seed, int call, int me) {
+static void dawdle(const args *a, int call, int me) {
+    if (!a->dawdle) return;
+    uint32_t seed = a->seed;
     uint32_t h = hash4(seed, 0xda, (uint32_t)call, (uint32_t)me);
     if (h % 4 == 0) {
         struct timespec ts = {0, 50000 + (long)((h >> 8) % 200000)};
@@ -462,7 +465,7 @@ static void run_dispatch(const args *a, pld_ctx *c, chk *h, scratch *s, moe_stat
         c, in, tgt, sig, a->moe_send, pld_tensor_make(s->moe_recv, PLD_INT32, 2, PLD_IDX(np, 1)),
         pld_tensor_make(s->moe_index, PLD_INT32, 2, PLD_IDX(np, MOE_C)), core_num);
     scribble(s->moe_in, (size_t)MOE_NMAX * MOE_H * 4, a->seed, call, me);
-    dawdle(a->seed, call, me);
+    dawdle(a, call, me);
     /* check: target_me[src*C + j] = input_src[index_src[me][j]] for j < count */
     for (int src = 0; src < np; src++) {
         moe_layout(a->seed, call, src, np, s->lay_cnt, s->lay_index);
@@ -523,7 +526,7 @@ static void run_combine(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state
         c, a->expert_out, pld_tensor_make(s->moe_out, PLD_FP32, 2, PLD_IDX(MOE_NMAX, MOE_H)), sig,
         a->moe_send, pld_tensor_make(s->moe_index, PLD_INT32, 2, PLD_IDX(np, MOE_C)),
         pld_tensor_make(s->moe_w, PLD_FP32, 2, PLD_IDX(np, MOE_C)), core_num);
-    dawdle(a->seed, call, me);
+    dawdle(a, call, me);
     char ver[16];
     snprintf(ver, sizeof ver, ", expert v%d", ms->version);
     strncat(h->what, ver, sizeof h->what - strlen(h->what) - 1);
@@ -594,7 +597,7 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng) {
         scribble((char *)p + (size_t)(me + 1) * row, (size_t)(np - me - 1) * row, a->seed, call,
                  me);
     }
-    dawdle(a->seed, call, me);
+    dawdle(a, call, me);
     if (h->kind == K_RS)
         check_reduced(h, t, op, p, me * (n / np), (me + 1) * (n / np), np);
     else
@@ -622,7 +625,7 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
         uint32_t tag = tag_of(seed, root, -1, call);
         if (me == root) fill_bytes(p, bytes, tag);
         pld_broadcast(c, d, a->sig, root);
-        dawdle(seed, call, me);
+        dawdle(a, call, me);
         check_bytes(h, "data from root", root, p, bytes, root, -1);
         if (me == root) scribble(p, bytes, seed, call, me); /* nobody pulls it any more */
         break;
@@ -643,7 +646,7 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
             fill_bytes(rows + (size_t)me * row, row, tag_of(seed, me, -1, call));
             pld_allgather_inplace(c, tgt, a->sig);
         }
-        dawdle(seed, call, me);
+        dawdle(a, call, me);
         for (int r = 0; r < np; r++)
             check_bytes(h, "row", r, rows + (size_t)r * row, row, r, -1);
         break;
@@ -658,7 +661,7 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
         pld_all_to_all(c, pld_tensor_make(in, tgt.dtype, 2, PLD_IDX(np, tgt.shape[1])), tgt,
                        a->sig);
         scribble(in, (size_t)np * row, seed, call, me);
-        dawdle(seed, call, me);
+        dawdle(a, call, me);
         for (int src = 0; src < np; src++)
             check_bytes(h, "row from rank", src, rows + (size_t)src * row, row, src, me);
         break;
@@ -679,7 +682,7 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
                          a->a2av_recv);
         scribble(in, (size_t)np * A2AV_M * row, seed, call, me);
         scribble(s->a2av_cnt, (size_t)np * 4, seed, call, me);
-        dawdle(seed, call, me);
+        dawdle(a, call, me);
         const int32_t *rc = pld_local(c, a->a2av_recv).data;
         for (int src = 0; src < np; src++) {
             int32_t want = (int32_t)(hash4(seed, 0xa2a, (uint32_t)call, (uint32_t)(src * np + me)) %
@@ -832,6 +835,7 @@ int main(int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->iters = (int)iters;
     a->seed = (uint32_t)seed;
+    a->dawdle = getenv("PLD_SCHED") == NULL;
 
     /* the signals: [P,1] and [2(P-1),P] views of one buffer; [P,2] */
     size_t cells = (size_t)(rr * p > p ? rr * p : p);
