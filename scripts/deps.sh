@@ -7,7 +7,7 @@ set -euo pipefail
 pld_deps() {
     local want=(gcc make cmake pkg-config)
     if [ "${1:-build}" = test ]; then
-        want+=(libcriterion-dev openmpi-bin libopenmpi-dev)
+        want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin)
     fi
     local missing=()
     for p in "${want[@]}"; do

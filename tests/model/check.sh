@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Checks the protocol model (pld.pml) exhaustively with spin:
+#   1. every configuration (P x call sequence) must pass with zero errors:
+#      no assertion violation (wrong data version, agreement slot, non-zero
+#      signal at the end) and no invalid end state (deadlock);
+#   2. every planted mutant must be rejected in at least one configuration
+#      it applies to -- except ring_skip_right_wait, which the model proves
+#      harmless (see docs/dev/model.md) and which must therefore pass.
+# Prints one line per configuration and per mutant, then the total time;
+# exits non-zero on any unexpected result.
+#
+# Usage: tests/model/check.sh [path-to-spin]
+#   JOBS=n      parallel spin runs (default: number of CPUs, at most 4)
+#   KEEP=1      keep the work directory (pan sources, trails) and print it
+#   FULL=1      try every mutant on every configuration it applies to
+#   EXTRA=...   more spin -D flags for every run (-DNOARGS: no agreement check)
+set -uo pipefail
+
+SPIN=${1:-${SPIN:-spin}}
+CC=${CC:-gcc}
+HERE=$(cd "$(dirname "$0")" && pwd)
+MODEL=$HERE/pld.pml
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$JOBS" -gt 4 ] && JOBS=4
+
+if ! command -v "$SPIN" >/dev/null 2>&1; then
+    echo "check.sh: spin not found ('$SPIN'); install the Debian package 'spin'" >&2
+    exit 2
+fi
+if ! command -v "$CC" >/dev/null 2>&1; then
+    echo "check.sh: C compiler '$CC' not found" >&2
+    exit 2
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pld-model.XXXXXX")
+if [ "${KEEP:-0}" = 1 ]; then
+    echo "work directory: $WORK"
+else
+    trap 'rm -rf "$WORK"' EXIT
+fi
+T0=$(date +%s.%N)
+
+# ---- the configurations ---------------------------------------------------
+# Sequences (seq.pml), each at P = 2 and P = 3; a few more at P = 4, where
+# ring neighbours are no longer all of a rank's peers.
+SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a
+      disp_comb ring_ag ag_ring_ag mix"
+CONFIGS=""
+for s in $SEQS; do
+    CONFIGS="$CONFIGS 2:$s 3:$s"
+done
+CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag"
+
+# Mutants and the sequences whose code they change.
+WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix"
+WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a ring_ag
+           ag_ring_ag mix"
+WITH_RING="ring_ag ag_ring_ag mix"
+declare -A APPLIES=(
+    [rooted_bcast]=$WITH_BCAST
+    [no_epilogue]=$SEQS
+    [eq_wait]=$SEQS
+    [push_after_barrier]=$WITH_PUSH
+    [mesh_no_readdone]="mesh_a2a mix"
+    [ring_drop_progress]=$WITH_RING
+    [ring_skip_right_wait]=$WITH_RING
+    [a2av_count_first]="a2av_a2a mix"
+    [combine_early]="disp_comb mix"
+    [ring_no_done]=$WITH_RING
+    [bcast_no_readdone]=$WITH_BCAST
+)
+# The first eight are the planted bugs of src/coll/mutant.h (same names,
+# same changes); the last three exist only in the model.
+MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
+         ring_drop_progress a2av_count_first combine_early
+         ring_no_done bcast_no_readdone ring_skip_right_wait"
+# Mutants the model proves equivalent to the real protocol: they must pass.
+EQUIVALENT="ring_skip_right_wait"
+
+# ---- one spin run ---------------------------------------------------------
+# run_one ID P SEQ [MUTANT]: writes $WORK/ID.res:
+#   status(pass|fail|broken) states depth seconds what
+run_one() {
+    local id=$1 p=$2 seq=$3 mut=${4:-} d="$WORK/$1"
+    local defs=(-DP="$p" -DSEQ_"$seq")
+    [ -n "$mut" ] && defs+=(-D"$mut")
+    # shellcheck disable=SC2206
+    [ -n "${EXTRA:-}" ] && defs+=($EXTRA)
+    mkdir -p "$d" && cd "$d" || return
+    # small state spaces: compiling dominates, so no optimisation
+    local opt=-O0 hash=-w20
+    [ "$p" -ge 4 ] && opt=-O2 hash=-w24
+    if ! "$SPIN" -a "${defs[@]}" "$MODEL" >spin.out 2>&1; then
+        echo "broken 0 0 0 spin -a failed: $(grep -m1 -i error spin.out)" >"$WORK/$id.res"
+        return
+    fi
+    if ! "$CC" $opt -DSAFETY -DCOLLAPSE -DVECTORSZ=2048 -o pan pan.c >cc.out 2>&1; then
+        echo "broken 0 0 0 gcc failed: $(head -1 cc.out)" >"$WORK/$id.res"
+        return
+    fi
+    local t0 t1
+    t0=$(date +%s.%N)
+    ./pan -m100000 $hash >pan.out 2>&1
+    t1=$(date +%s.%N)
+    local states depth errors secs what status
+    states=$(awk '/states, stored/ {print $1; exit}' pan.out)
+    depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' pan.out | head -1)
+    errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' pan.out | head -1)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
+    if [ -z "$errors" ] || grep -q "max search depth too small" pan.out; then
+        status=broken
+        what="pan did not finish a full search: $(grep -m1 -i 'error\|too small' pan.out)"
+    elif [ "$errors" = 0 ]; then
+        status=pass
+        what=""
+    else
+        status=fail
+        local first edepth
+        first=$(grep -m1 '^pan:1:' pan.out)
+        edepth=$(echo "$first" | sed -n 's/.*(at depth \([0-9]*\)).*/\1/p')
+        [ -n "$edepth" ] && depth=$edepth
+        case "$first" in
+        *"invalid end state"*) what="deadlock (invalid end state)" ;;
+        *"(sig["*) what="signal not zero at quiescence" ;;
+        *"(agr["*) what="agreement slot overwritten before it was read" ;;
+        *"assertion violated"*)
+            local arr
+            arr=$(echo "$first" | sed 's/.*assertion violated //; s/^(*//; s/\[.*//')
+            what="wrong data version read in '${arr:-?}'" ;;
+        *) what="$first" ;;
+        esac
+    fi
+    echo "$status ${states:-0} ${depth:-0} $secs $what" >"$WORK/$id.res"
+    [ "${KEEP:-0}" = 1 ] || rm -f pan pan.c pan.b pan.h pan.m pan.p pan.t
+}
+
+# ---- run everything, JOBS at a time ---------------------------------------
+# A mutant is tried on its configurations in order (smallest first) until
+# one rejects it; FULL=1 tries them all (the numbers in docs/dev/model.md).
+# An equivalent mutant is always tried on all of them.
+run_mutant() {
+    local m=$1 s p st
+    for s in ${APPLIES[$m]}; do
+        for p in 2 3; do
+            run_one "mut.$m.$p.$s" "$p" "$s" "$m"
+            read -r st _ <"$WORK/mut.$m.$p.$s.res"
+            if [ "$st" != pass ] && [ "${FULL:-0}" != 1 ] &&
+                [[ " $EQUIVALENT " != *" $m "* ]]; then
+                return
+            fi
+        done
+    done
+}
+
+TASKS=()
+for c in $CONFIGS; do # the P = 4 ones first: they take longest
+    [ "${c%%:*}" -ge 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
+done
+for c in $CONFIGS; do
+    [ "${c%%:*}" -lt 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
+done
+for m in $MUTANTS; do
+    TASKS+=("run_mutant $m")
+done
+
+running=0
+for t in "${TASKS[@]}"; do
+    # shellcheck disable=SC2086
+    ($t) &
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+done
+wait
+
+# ---- report ---------------------------------------------------------------
+bad=0
+echo "== configurations (must pass)"
+printf '%-3s %-15s %10s %7s %7s  %s\n' P sequence states depth time result
+for c in $CONFIGS; do
+    p=${c%%:*} s=${c#*:}
+    read -r status states depth secs what <"$WORK/cfg.$p.$s.res"
+    if [ "$status" = pass ]; then
+        res=ok
+    else
+        res="FAILED: $status $what"
+        bad=1
+    fi
+    printf '%-3s %-15s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
+done
+
+echo "== mutants (must be rejected)"
+for m in $MUTANTS; do
+    total=0 rejected=0 first="" broken="" detail=""
+    for s in ${APPLIES[$m]}; do
+        for p in 2 3; do
+            [ -f "$WORK/mut.$m.$p.$s.res" ] || continue
+            read -r status states depth secs what <"$WORK/mut.$m.$p.$s.res"
+            total=$((total + 1))
+            if [ "${FULL:-0}" = 1 ]; then
+                detail="$detail$(printf '    P=%s %-15s %-6s %s depth %s, %s states' "$p" "$s" \
+                    "$status" "${what:+$what,}" "$depth" "$states")"$'\n'
+            fi
+            case $status in
+            fail)
+                rejected=$((rejected + 1))
+                [ -z "$first" ] &&
+                    first="P=$p $s: $what, depth $depth, $states states" ;;
+            broken) broken="P=$p $s: $what" ;;
+            esac
+        done
+    done
+    if [ -n "$broken" ]; then
+        printf '%-21s BROKEN RUN %s\n' "$m" "$broken"
+        bad=1
+    elif [[ " $EQUIVALENT " == *" $m "* ]]; then
+        if [ "$rejected" = 0 ]; then
+            printf '%-21s equivalent, as expected: passes all %d configurations\n' "$m" "$total"
+        else
+            printf '%-21s UNEXPECTED: rejected in %d/%d (%s); update the docs\n' "$m" \
+                "$rejected" "$total" "$first"
+            bad=1
+        fi
+    elif [ "$rejected" -gt 0 ]; then
+        printf '%-21s rejected in %2d/%-2d tried; first: %s\n' "$m" "$rejected" "$total" "$first"
+    else
+        printf '%-21s NOT REJECTED in any of %d configurations\n' "$m" "$total"
+        bad=1
+    fi
+    printf '%s' "$detail"
+done
+
+T1=$(date +%s.%N)
+runs=$(find "$WORK" -maxdepth 1 -name '*.res' | wc -l)
+awk -v a="$T0" -v b="$T1" -v n="$runs" -v j="$JOBS" \
+    'BEGIN {printf "== %d spin runs, %d at a time, %.1f s\n", n, j, b - a}'
+if [ "$bad" != 0 ]; then
+    echo "model check FAILED"
+    exit 1
+fi
+echo "model check OK"

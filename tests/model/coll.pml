@@ -1,0 +1,482 @@
+/* The builtins' protocols, step by step as in src/coll/*.c, and the user
+ * code around each call (staging its inputs, reading its outputs, reusing
+ * the windows that peers read during the call).
+ *
+ * Data abstraction: every window slice (a row, a chunk, a segment, a block)
+ * holds one byte, V(k, n): "written for call k, holding n contributions"
+ * (n = 1 for plain data, n = number of ranks summed in for reductions).
+ * 0 means "nothing valid": the initial contents, and what the user writes
+ * into a window it reuses right after a call returns. A writer stores the
+ * value of its call; a reader asserts the exact value its call expects.
+ * A read and the write that follows it are separate steps, so every
+ * interleaving of a peer's write between them is explored: if any rank could
+ * overwrite a slice that a peer may still read, or a reader could run ahead
+ * of the write it needs, some interleaving makes an assertion fail.
+ *
+ * Locals of the rank process used here: i, j, q (loop indices, a peer), g (a
+ * round or ring step), L, R (ring neighbours). */
+
+#define V(k, n) ((k) * 4 + (n))
+
+/* ---- windows (only the ones the sequence uses take state) ---------------- */
+#ifdef USE_BCAST
+byte bc[P];                 /* broadcast data [S]: one slice per rank */
+#define BC(r) bc[r]
+#endif
+#ifdef USE_AG
+byte ag[P * P];             /* allgather target [P,S]: row s on rank r */
+#define AG(r, s) ag[(r) * P + (s)]
+#endif
+#ifdef USE_A2A
+byte a2a[P * P];            /* all_to_all target [P,S] */
+#define A2A(r, s) a2a[(r) * P + (s)]
+#endif
+#ifdef USE_RS
+byte rs[P * P];             /* reduce_scatter data [P,S] */
+#define RS(r, s) rs[(r) * P + (s)]
+#endif
+#ifdef USE_MESH
+#define NCH 2
+byte mesh[P * NCH];         /* allreduce mesh data: NCH chunks */
+#define MESH(r, c) mesh[(r) * NCH + (c)]
+#endif
+#ifdef USE_RING
+byte rg[P * P];             /* allreduce ring data: P segments */
+#define RG(r, s) rg[(r) * P + (s)]
+#endif
+#ifdef USE_A2AV
+byte av[P * P];             /* all_to_all_v target [P*M,S]: one M-row block per source */
+byte rc[P * P];             /* recv_counts window [P,1] */
+#define AV(r, s) av[(r) * P + (s)]
+#define RC(r, s) rc[(r) * P + (s)]
+#endif
+#ifdef USE_MOE
+byte sc[P];                 /* dispatch send_counts window [P,1] (staged as a whole) */
+byte tg[P * P];             /* dispatch target [P*C,H]: one C-row block per source */
+byte eo[P * P];             /* combine expert_out [P*C,H], same layout as target */
+#define SC(r) sc[r]
+#define TG(r, s) tg[(r) * P + (s)]
+#define EO(r, s) eo[(r) * P + (s)]
+#endif
+
+/* ---- agreement check (src/check/agree.c) -----------------------------------
+ * On entry, before its first notify, each builtin publishes the fingerprint
+ * of its call into slot (k mod 2) of its own agreement window; after its
+ * first full round it reads the left neighbour's slot of this call and
+ * compares. A fingerprint is modelled as its call number k: reading any
+ * other value means a peer rewrote the slot too early (or never wrote it). */
+#ifdef NOARGS
+/* the check turned off (PLD_CHECK=noargs) */
+#define AGR_CHECK(r, k) skip
+inline agree_publish(k)
+{
+    skip
+}
+#else
+byte agr[P * 2];
+#define AGR(r, k) agr[(r) * 2 + (k) % 2]
+#define AGR_CHECK(r, k) assert(AGR(r, k) == k)
+inline agree_publish(k)
+{
+    AGR(me, k) = k
+}
+#endif
+
+/* barrier(1) of a call, then the agreement comparison */
+inline first_round(k)
+{
+    credit_barrier(1);
+    AGR_CHECK((me + P - 1) % P, k)
+}
+
+/* ---- barrier (barrier.c) -------------------------------------------------- */
+inline do_barrier(k)
+{
+    agree_publish(k);
+    first_round(k);
+    credit_epilogue(1)
+}
+
+#ifdef USE_BCAST
+/* ---- broadcast (broadcast.c): pull between two full credit rounds --------- */
+inline bcast(k, root)
+{
+    agree_publish(k);
+#ifdef rooted_bcast
+    /* mutant (the form before two full rounds): non-roots hear only from the
+     * root. It has no credit barrier, so no agreement comparison either. */
+    if
+    :: me == root ->
+        for (i : 0 .. P - 1) {   /* "staged" to every non-root */
+            if
+            :: i != me -> CELL(i, me) = CELL(i, me) + 1
+            :: else -> skip
+            fi
+        };
+        for (i : 0 .. P - 1) {   /* wait for every "pulled" */
+            if
+            :: i != me -> (CELL(me, i) >= 1)
+            :: else -> skip
+            fi
+        };
+        for (i : 0 .. P - 1) {   /* take back my cells' credits */
+            if
+            :: i != me -> CELL(me, i) = CELL(me, i) - 1
+            :: else -> skip
+            fi
+        }
+    :: else ->
+        (CELL(me, root) >= 1);
+        assert(BC(root) == V(k, 1));
+        BC(me) = V(k, 1);
+        CELL(root, me) = CELL(root, me) + 1;     /* "pulled" */
+        CELL(me, root) = CELL(me, root) - 1
+    fi
+#else
+    first_round(k);               /* ready: the root staged, everyone is in */
+    if
+    :: me != root ->
+        assert(BC(root) == V(k, 1));             /* pull the root's data ... */
+        BC(me) = V(k, 1)                         /* ... into mine */
+    :: else -> skip
+    fi;
+#ifdef bcast_no_readdone
+    credit_epilogue(1)            /* mutant: no read-done round */
+#else
+    credit_barrier(2);            /* read done: the root's data is free */
+    credit_epilogue(2)
+#endif
+#endif
+}
+
+inline do_bcast(k, root)
+{
+    if
+    :: me == root -> BC(me) = V(k, 1)           /* the root stages */
+    :: else -> skip
+    fi;
+    bcast(k, root);
+    assert(BC(me) == V(k, 1));                   /* the result, read in place */
+    if
+    :: me == root -> BC(me) = 0                  /* peers read it: reusable now */
+    :: else -> skip
+    fi
+}
+#endif
+
+#ifdef USE_AG
+/* ---- allgather (allgather.c): push own row, then one barrier -------------- */
+inline ag_push(k, with_self)
+{
+    for (i : 1 .. P) {            /* right neighbour first, self last */
+        q = (me + i) % P;
+        if
+        :: q != me || with_self -> AG(q, me) = V(k, 1)
+        :: else -> skip
+        fi
+    }
+}
+
+inline ag_body(k, with_self, late)
+{
+    agree_publish(k);
+    if
+    :: late ->                    /* mutant: push after the barrier */
+        first_round(k);
+        ag_push(k, with_self)
+    :: else ->
+        ag_push(k, with_self);
+        first_round(k)
+    fi;
+    credit_epilogue(1)
+}
+
+#ifdef push_after_barrier
+#define AG_LATE 1
+#else
+#define AG_LATE 0
+#endif
+
+inline ag_read(k)
+{
+    for (i : 0 .. P - 1) {
+        assert(AG(me, i) == V(k, 1))
+    }
+}
+
+inline do_allgather(k)
+{
+    ag_body(k, 1, AG_LATE);
+    ag_read(k)
+}
+
+inline do_allgather_inplace(k)
+{
+    AG(me, me) = V(k, 1);         /* the caller stages its own row in place */
+    ag_body(k, 0, 0);
+    ag_read(k)
+}
+#endif
+
+#ifdef USE_A2A
+/* ---- all_to_all (all_to_all.c): push each chunk, then one barrier --------- */
+inline a2a_push(k)
+{
+    for (i : 1 .. P) {
+        q = (me + i) % P;
+        A2A(q, me) = V(k, 1)
+    }
+}
+
+inline do_a2a(k)
+{
+    agree_publish(k);
+#ifdef push_after_barrier
+    first_round(k);
+    a2a_push(k);
+#else
+    a2a_push(k);
+    first_round(k);
+#endif
+    credit_epilogue(1);
+    for (i : 0 .. P - 1) {        /* the caller reads the rows */
+        assert(A2A(me, i) == V(k, 1))
+    }
+}
+#endif
+
+#ifdef USE_RS
+/* ---- reduce_scatter (reduce_scatter.c): pull row `me` from every peer ----- */
+inline do_rs(k)
+{
+    atomic {                      /* the caller stages all P rows */
+        for (i : 0 .. P - 1) {
+            RS(me, i) = V(k, 1)
+        }
+    };
+    agree_publish(k);
+    first_round(k);               /* everyone staged */
+    for (i : 1 .. P - 1) {        /* my row me (only I write it) op each peer's */
+        q = (me + i) % P;
+        assert(RS(q, me) == V(k, 1) && RS(me, me) == V(k, 1))
+    };
+    RS(me, me) = V(k, P);         /* store: no peer reads my row me */
+    credit_barrier(2);            /* every peer finished reading my rows */
+    credit_epilogue(2);
+    assert(RS(me, me) == V(k, P));
+    atomic {                      /* peers read it: reusable now */
+        for (i : 0 .. P - 1) {
+            RS(me, i) = 0
+        }
+    }
+}
+#endif
+
+#ifdef USE_MESH
+/* ---- allreduce mesh (allreduce_mesh.c), NCH chunks ------------------------ */
+inline do_mesh(k)
+{
+    atomic {
+        for (j : 0 .. NCH - 1) {
+            MESH(me, j) = V(k, 1)
+        }
+    };
+    agree_publish(k);
+    g = 1;
+    first_round(k);               /* ready */
+    for (j : 0 .. NCH - 1) {
+        for (i : 1 .. P - 1) {    /* my chunk j op every peer's chunk j */
+            q = (me + i) % P;
+            assert(MESH(q, j) == V(k, 1) && MESH(me, j) == V(k, 1))
+        };
+#ifndef mesh_no_readdone
+        g = g + 1;
+        credit_barrier(g);        /* read done: nobody reads chunk j any more */
+#endif
+        MESH(me, j) = V(k, P)     /* store */
+    };
+    credit_epilogue(g);
+    g = 0;
+    for (j : 0 .. NCH - 1) {
+        assert(MESH(me, j) == V(k, P))
+    };
+    atomic {
+        for (j : 0 .. NCH - 1) {
+            MESH(me, j) = 0
+        }
+    }
+}
+#endif
+
+#ifdef USE_RING
+/* ---- allreduce ring (allreduce_ring.c), signal [2(P-1), P] ----------------
+ * Cell [row, q] of rank r's ring view is RCELL(r, row, q). */
+#define RCELL(r, row, q) CELL(r, (row) * P + (q))
+
+inline ring_progress(row)
+{
+    RCELL(R, row, me) = RCELL(R, row, me) + 1;
+    if
+    :: L != R -> RCELL(L, row, me) = RCELL(L, row, me) + 1
+    :: else -> skip
+    fi
+}
+
+inline do_ring(k)
+{
+    atomic {
+        for (i : 0 .. P - 1) {
+            RG(me, i) = V(k, 1)
+        }
+    };
+    agree_publish(k);
+    ring_progress(0);             /* entry: my data is staged */
+    for (g : 0 .. 2 * (P - 1) - 1) {
+        (RCELL(me, g, L) >= 1);   /* L finished step g-1 */
+        if
+        :: g == 0 -> AGR_CHECK(L, k)
+        :: else -> skip
+        fi;
+        if
+        :: g < P - 1 ->           /* reduce-scatter step g: seg me-1-g */
+            q = (me + 2 * P - 1 - g) % P;
+            assert(RG(L, q) == V(k, g + 1) && RG(me, q) == V(k, 1));
+            RG(me, q) = V(k, g + 2)
+        :: else ->                /* allgather step t = g-(P-1): seg me-t */
+#ifndef ring_skip_right_wait
+            (RCELL(me, g - (P - 1) + 1, R) >= 1);  /* R no longer reads seg me-t */
+#endif
+            q = (me + P - (g - (P - 1))) % P;
+            assert(RG(L, q) == V(k, P));
+            RG(me, q) = V(k, P)
+        fi;
+        if
+#ifdef ring_drop_progress
+        :: g == 0 ->              /* mutant: R never hears of step 0 */
+            RCELL(L, 1, me) = RCELL(L, 1, me) + 1
+#endif
+        :: else ->
+            if
+            :: g + 1 < 2 * (P - 1) -> ring_progress(g + 1)
+            :: else -> skip
+            fi
+        fi
+    };
+    RCELL(L, 0, me) = RCELL(L, 0, me) + 1;   /* done: L may change its data */
+#ifndef ring_no_done
+    (RCELL(me, 0, R) >= 2);                  /* R is done with mine */
+#endif
+    for (g : 0 .. 2 * (P - 1) - 1) {         /* epilogue: exactly what arrived */
+        if
+        :: g == 0 && L == R -> RCELL(me, g, L) = RCELL(me, g, L) - 2
+        :: else -> RCELL(me, g, L) = RCELL(me, g, L) - 1
+        fi;
+        if
+        :: L != R && g == 0 -> RCELL(me, g, R) = RCELL(me, g, R) - 2
+        :: L != R && g != 0 -> RCELL(me, g, R) = RCELL(me, g, R) - 1
+        :: else -> skip
+        fi
+    };
+    g = 0;
+    for (i : 0 .. P - 1) {
+        assert(RG(me, i) == V(k, P))
+    };
+    atomic {                      /* R read it: reusable now */
+        for (i : 0 .. P - 1) {
+            RG(me, i) = 0
+        }
+    }
+}
+#endif
+
+#ifdef USE_A2AV
+/* ---- all_to_all_v (all_to_all_v.c): push blocks, Set counts, barrier ------ */
+inline do_a2av(k)
+{
+    agree_publish(k);
+#ifdef a2av_count_first
+    for (i : 1 .. P) {
+        q = (me + i) % P;
+        RC(q, me) = V(k, 1)
+    };
+    first_round(k);
+    for (i : 1 .. P) {
+        q = (me + i) % P;
+        AV(q, me) = V(k, 1)
+    };
+#else
+    for (i : 1 .. P) {
+        q = (me + i) % P;
+        AV(q, me) = V(k, 1);      /* the M-row block */
+        RC(q, me) = V(k, 1)       /* notify(recv_counts, q, [me], n, Set) */
+    };
+    first_round(k);
+#endif
+    credit_epilogue(1);
+    for (i : 0 .. P - 1) {        /* the caller reads recv_counts, then rows */
+        assert(RC(me, i) == V(k, 1));
+        assert(AV(me, i) == V(k, 1))
+    }
+}
+#endif
+
+#ifdef USE_MOE
+/* ---- indexed dispatch and combine (indexed_all_to_all_v.c,
+ * indexed_combine.c), one core: lane 0 of the signal ------------------------ */
+inline do_dispatch(k)
+{
+    SC(me) = V(k, 1);             /* the caller stages send_counts */
+    agree_publish(k);
+    first_round(k);               /* ready: staged, previous target consumed */
+    for (i : 0 .. P - 1) {        /* recv_counts[s] = send_counts_s[me] */
+        assert(SC(i) == V(k, 1))
+    };
+    for (i : 0 .. P - 1) {        /* remote sends */
+        if
+        :: i != me -> TG(i, me) = V(k, 1)
+        :: else -> skip
+        fi
+    };
+    TG(me, me) = V(k, 1);         /* self rows */
+    credit_barrier(2);            /* complete: every row landed */
+    credit_epilogue(2);
+    for (i : 0 .. P - 1) {
+        assert(TG(me, i) == V(k, 1))
+    };
+    SC(me) = 0                    /* peers read it: reusable now */
+}
+
+/* The local expert step between dispatch kd and combine kc: reads what
+ * dispatch delivered, writes expert_out block by block. */
+inline do_expert(kd, kc)
+{
+    for (i : 0 .. P - 1) {
+        assert(TG(me, i) == V(kd, 1));
+        EO(me, i) = V(kc, 1)
+    }
+}
+
+inline do_combine(k)
+{
+    agree_publish(k);
+#ifdef combine_early
+    for (i : 0 .. P - 1) {        /* mutant: pull without the ready round */
+        assert(EO(i, me) == V(k, 1))
+    };
+    first_round(k);
+    credit_epilogue(1);
+#else
+    first_round(k);               /* every expert's rows are final */
+    for (i : 0 .. P - 1) {        /* pull my rows from every expert_out */
+        assert(EO(i, me) == V(k, 1))
+    };
+    credit_barrier(2);            /* nobody reads expert_out any more */
+    credit_epilogue(2);
+#endif
+    atomic {                      /* the experts may reuse it */
+        for (i : 0 .. P - 1) {
+            EO(me, i) = 0
+        }
+    }
+}
+#endif

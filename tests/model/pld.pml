@@ -1,0 +1,80 @@
+/* pld protocol model: the self-clearing credit barrier and the signal
+ * protocol of every builtin collective, as Promela for the spin model
+ * checker.
+ *
+ * What is modelled. P ranks (P = 2, 3, or 4 for a few sequences) run the
+ * same sequence of back-to-back builtin calls on ONE signal (seq.pml: 2 to
+ * 4 calls, and one of all 12). Each builtin follows its C implementation
+ * step by step (src/coll/credit.c and the algorithm files; coll.pml), with
+ * the agreement check's fingerprint exchange and the caller's staging,
+ * result reads and window reuse around it: every notify, wait, put and get
+ * is its own step, so spin explores every interleaving of the ranks.
+ *
+ * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
+ * a wait is a blocking expression (cell >= g). Data is reduced to versions:
+ * each window slice holds which call wrote it (coll.pml), writers store
+ * their call's version and readers assert the version their call needs.
+ * Memory is sequentially consistent, which is what release/acquire on
+ * notify -> wait gives the protocol: data written before a notify is seen
+ * by whoever observed that notify.
+ *
+ * Properties, checked exhaustively:
+ *   1. no rank overwrites a slice a peer may still read, and every read
+ *      (inside a builtin, or the caller's read of a result) sees the data
+ *      of the right call -- the version assertions;
+ *   2. no deadlock -- spin's end-state check: every rank finishes;
+ *   3. every signal cell is zero once all ranks finished -- the assertion
+ *      at the end of init.
+ *
+ * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
+ * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
+ * ring_drop_progress, a2av_count_first, combine_early; and three of the
+ * model's own: ring_no_done, bcast_no_readdone (a dropped read-done round)
+ * and ring_skip_right_wait (a wait the model proves redundant). check.sh
+ * requires every bug to be rejected in some configuration and the
+ * redundant wait's removal to pass everywhere.
+ *
+ * Options: -DNOARGS leaves the agreement check out (PLD_CHECK=noargs).
+ *
+ * Run one configuration by hand, in a scratch directory:
+ *   spin -a -DP=3 -DSEQ_bc_a2a_bc path/to/pld.pml
+ *   gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m100000
+ * and replay a failure step by step with
+ *   spin -t -k pld.pml.trail -p -DP=3 -DSEQ_bc_a2a_bc path/to/pld.pml
+ * check.sh runs every configuration and every mutant; docs/dev/model.md
+ * has the results. */
+
+#ifndef P
+#define P 3
+#endif
+
+#include "seq.pml"
+#include "signal.pml"
+#include "coll.pml"
+
+byte ndone;
+
+proctype rank(byte me)
+{
+    byte i, j, q, g;
+    byte L = (me + P - 1) % P;    /* ring neighbours */
+    byte R = (me + 1) % P;
+
+    SEQUENCE;
+    ndone++
+}
+
+init
+{
+    byte n;
+    atomic {
+        for (n : 0 .. P - 1) {
+            run rank(n)
+        }
+    };
+    (ndone == P);
+    /* quiescence: the signal is all-zero again */
+    for (n : 0 .. P * NCELL - 1) {
+        assert(sig[n] == 0)
+    }
+}

@@ -1,0 +1,92 @@
+/* The call sequences: back-to-back builtins on ONE signal, every rank
+ * calling them in the same order. Pick one with -DSEQ_<name>. Call k of a
+ * sequence writes and expects data version k (V(k, n) in coll.pml).
+ *
+ * Each builtin kind works on its own windows, and no kind runs twice in a
+ * row: the caller's side of the ordering guarantee (a window written by
+ * call k+1 must not be one the caller still reads from call k). Every rank
+ * reads each result right after its call returns, and rewrites every window
+ * that peers read during a call (pull sources) right after that call. */
+
+#if defined(SEQ_bar_bc_ag)
+/* barrier -> broadcast(root 0) -> allgather */
+#define USE_BCAST
+#define USE_AG
+#define SEQUENCE do_barrier(1); do_bcast(2, 0); do_allgather(3)
+
+#elif defined(SEQ_bc_a2a_bc)
+/* broadcast(root 0) -> all_to_all -> broadcast(root 1): the root rotates */
+#define USE_BCAST
+#define USE_A2A
+#define SEQUENCE do_bcast(1, 0); do_a2a(2); do_bcast(3, 1)
+
+#elif defined(SEQ_bc_a2a_bc_a2a)
+/* the same, one all_to_all further: a push after the second broadcast into
+ * a window the first all_to_all delivered */
+#define USE_BCAST
+#define USE_A2A
+#define SEQUENCE do_bcast(1, 0); do_a2a(2); do_bcast(3, 1); do_a2a(4)
+
+#elif defined(SEQ_a2a_bc_a2a)
+/* all_to_all -> broadcast(root P-1) -> all_to_all: a push after a broadcast
+ * into a window the previous all_to_all delivered */
+#define USE_BCAST
+#define USE_A2A
+#define SEQUENCE do_a2a(1); do_bcast(2, P - 1); do_a2a(3)
+
+#elif defined(SEQ_ag_rs_agi)
+/* allgather -> reduce_scatter -> allgather_inplace (same target window) */
+#define USE_AG
+#define USE_RS
+#define SEQUENCE do_allgather(1); do_rs(2); do_allgather_inplace(3)
+
+#elif defined(SEQ_mesh_a2a)
+/* allreduce mesh (2 chunks) -> all_to_all */
+#define USE_MESH
+#define USE_A2A
+#define SEQUENCE do_mesh(1); do_a2a(2)
+
+#elif defined(SEQ_a2av_a2a)
+/* all_to_all_v -> all_to_all */
+#define USE_A2AV
+#define USE_A2A
+#define SEQUENCE do_a2av(1); do_a2a(2)
+
+#elif defined(SEQ_disp_comb)
+/* indexed dispatch -> local expert step -> indexed combine */
+#define USE_MOE
+#define SEQUENCE do_dispatch(1); do_expert(1, 2); do_combine(2)
+
+#elif defined(SEQ_ring_ag)
+/* allreduce ring -> allgather, the allgather's [P,1] signal being row 0 of
+ * the ring's [2(P-1),P] signal */
+#define HAS_RING
+#define USE_RING
+#define USE_AG
+#define SEQUENCE do_ring(1); do_allgather(2)
+
+#elif defined(SEQ_ag_ring_ag)
+/* allgather -> allreduce ring -> allgather, shared cells as above */
+#define HAS_RING
+#define USE_RING
+#define USE_AG
+#define SEQUENCE do_allgather(1); do_ring(2); do_allgather(3)
+
+#elif defined(SEQ_mix)
+/* every builtin once (broadcast and allgather twice), 12 calls */
+#define HAS_RING
+#define USE_RING
+#define USE_BCAST
+#define USE_AG
+#define USE_RS
+#define USE_MESH
+#define USE_A2A
+#define USE_A2AV
+#define USE_MOE
+#define SEQUENCE do_ring(1); do_bcast(2, 0); do_allgather(3); do_rs(4); do_mesh(5); \
+    do_a2a(6); do_a2av(7); do_bcast(8, P - 1); do_allgather_inplace(9); do_dispatch(10); \
+    do_expert(10, 11); do_combine(11); do_barrier(12)
+
+#else
+#error "pick a sequence: -DSEQ_<name> (see seq.pml)"
+#endif
