@@ -11,28 +11,9 @@
 /* Slot of one call in a rank's slice: one wire record, cache-line padded. */
 #define SLOT_BYTES ((sizeof(pld__fp_wire) + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1))
 
-/* The builtins, by kind (the index travels, the names are printed), with
- * their window/tensor arguments in the order the builtin adds them. */
-static const struct kind {
-    const char *api;
-    const char *args[PLD__FP_ARGS];
-} kinds[] = {
-    {"pld_barrier", {NULL}},
-    {"pld_broadcast", {"data"}},
-    {"pld_allgather", {"target", "local"}},
-    {"pld_allgather_inplace", {"target"}},
-    {"pld_reduce_scatter", {"data"}},
-    {"pld_allreduce", {"data"}},
-    {"pld_all_to_all", {"target", "input"}},
-    {"pld_all_to_all_v", {"target", "recv_counts", "input"}},
-    {"pld_indexed_all_to_all_v", {"target", "send_counts", "input"}},
-    {"pld_indexed_combine", {"expert_out", "send_counts", "output"}},
-};
-#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
-
 static const char *kind_name(int32_t k)
 {
-    return k >= 0 && k < NKINDS ? kinds[k].api : "an unknown builtin";
+    return pld__fp_kind_name(k);
 }
 
 /* The fingerprint window: 2 slots per rank. Its id lives in the shared
@@ -41,53 +22,6 @@ static pld_window_buffer *agree_buf(pld_world *w)
 {
     int32_t id = w->sh->agree_win;
     return id >= 0 && id < w->nwindows ? w->windows[id] : NULL;
-}
-
-void pld__fp_init(pld__coll_fp *fp, const char *api, pld_dtensor signal)
-{
-    memset(fp, 0, sizeof *fp);
-    fp->api = api;
-    fp->wire.kind = -1;
-    for (int k = 0; k < NKINDS; k++)
-        if (!strcmp(kinds[k].api, api))
-            fp->wire.kind = k;
-    fp->wire.signal = signal.buf->id;
-    fp->wire.op = fp->wire.mode = fp->wire.root = fp->wire.core_num = -1;
-    fp->wire.m = -1;
-}
-
-static pld__fp_arg *next_arg(pld__coll_fp *fp)
-{
-    if (fp->wire.nargs >= PLD__FP_ARGS)
-        return NULL;
-    return &fp->wire.arg[fp->wire.nargs++];
-}
-
-void pld__fp_window(pld__coll_fp *fp, pld_dtensor t)
-{
-    pld__fp_arg *a = next_arg(fp);
-    if (!a)
-        return;
-    a->win = t.buf->id;
-    a->dtype = (int32_t)t.dtype;
-    a->ndim = t.ndim;
-    for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
-        a->shape[i] = t.shape[i];
-}
-
-void pld__fp_tensor(pld__coll_fp *fp, pld_tensor t, int rows_free)
-{
-    pld__fp_arg *a = next_arg(fp);
-    if (!a)
-        return;
-    a->win = -1;
-    a->rows_free = rows_free;
-    a->dtype = (int32_t)t.dtype;
-    a->ndim = t.ndim;
-    for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
-        a->shape[i] = t.shape[i];
-    if (rows_free && t.ndim > 0)
-        a->shape[0] = 0; /* each rank's own row count */
 }
 
 pld_status pld__agree_init(pld_world *w)
@@ -241,9 +175,7 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
     }
     for (int i = 0; i < mine->nargs && i < PLD__FP_ARGS; i++) {
         const pld__fp_arg *x = &mine->arg[i], *y = &theirs->arg[i];
-        const char *what = mine->kind >= 0 && mine->kind < NKINDS && kinds[mine->kind].args[i]
-                               ? kinds[mine->kind].args[i]
-                               : "argument";
+        const char *what = pld__fp_arg_name(mine->kind, i);
         if (x->win != y->win) {
             snprintf(out, n, "%s window '%s' differs from rank %d's '%s'", what,
                      win_name(w, x->win), other, win_name(w, y->win));

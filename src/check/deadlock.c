@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
 #include "check/agree.h"
+#include "check/check.h"
 
 static uint64_t progress(pld__world_shared *sh)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check/check.h"
 #include "check/explore.h"
 
 enum { MODE_OFF = 0, MODE_SERIAL = 1, MODE_PERTURB = 2 };

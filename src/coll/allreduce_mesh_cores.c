@@ -70,8 +70,7 @@ void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data,
                                pld_dtensor signal, pld_reduce_op op, int core_num)
 {
     mc_arg a = {.data = data, .signal = signal, .op = op, .api = api};
-    if (c->ir)
-        pld__ir_emit(c->ir, c->depth, "cores x%d: block-cyclic %d-element tiles, lane = core "
-                     "(core 0 listed)", core_num, PLD__CORE_TILE);
+    pld__note(c, "cores x%d: block-cyclic %d-element tiles, lane = core (core 0 listed)",
+              core_num, PLD__CORE_TILE);
     pld__run_cores(c, api, core_num, mesh_core, &a);
 }

@@ -41,7 +41,7 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
 {
     if (e1 <= e0)
         return;
-    if (!reduce && !c->ir && !c->w->race) {
+    if (!reduce && !pld__observed(c)) {
         /* a copy needs no staging here: one get of the range straight into
          * mine (the listing, and the race checker, see the staged tiles) */
         size_t esz = pld_dtype_size(f.dtype);
@@ -99,7 +99,7 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     for (int g = 0; g < steps; g++) {
         wait_for(&r, g, r.left, 1); /* L finished step g-1: its segment is ready */
         if (g == 0) /* L has published its fingerprint of this call */
-            pld__agree_after_round(c);
+            pld__call_round(c);
         int k;
         if (g < p - 1) {
             k = ((r.me - 1 - g) % p + p) % p;

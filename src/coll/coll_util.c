@@ -53,35 +53,15 @@ pld_dtensor pld__dtensor_flat(pld_dtensor t)
 void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld__coll_fp *fp,
                      const char *fmt, ...)
 {
-    if (c->ir) {
-        char args[256];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(args, sizeof args, fmt, ap);
-        va_end(ap);
-        pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
-    }
-    /* before the first notify of the call, which releases it to the peers */
-    pld__agree_publish(c, fp);
-    pld__scope_push(c, api);
-    if (c->w->check & PLD_CHECK_SIGNALS) {
-        /* the checker's barriers around each call would order the ranks
-         * far more than the builtins do and hide the very bugs the
-         * schedule explorer looks for: under the explorer the signal is
-         * only marked here, and checked when every rank has finished */
-        if (c->w->sched_mode)
-            atomic_store_explicit(&signal.buf->signal_use, 1, memory_order_relaxed);
-        else
-            pld__signal_check(c, signal, 0);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    pld__call_enter(c, api, signal, fp, fmt, ap);
+    va_end(ap);
 }
 
 void pld__coll_leave(pld_ctx *c, pld_dtensor signal)
 {
-    if ((c->w->check & PLD_CHECK_SIGNALS) && !c->w->sched_mode)
-        pld__signal_check(c, signal, 1);
-    pld__scope_pop(c);
-    pld__agree_leave(c);
+    pld__call_leave(c, signal);
 }
 
 void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op)
@@ -128,7 +108,7 @@ void pld__coll_put_row_to_all(pld_ctx *c, const char *api, pld_dtensor dst, int6
 {
     int last = with_self ? c->nranks : c->nranks - 1;
     size_t row = (size_t)dst.shape[1] * pld_dtype_size(dst.dtype);
-    if (c->ir || c->w->race || row <= PLD__FAN_PIECE || last < 2) {
+    if (pld__observed(c) || row <= PLD__FAN_PIECE || last < 2) {
         for (int i = 1; i <= last; i++)
             pld__coll_put_rows(c, api, dst, (c->rank + i) % c->nranks, dst_row, src, src_row, 1);
         return;

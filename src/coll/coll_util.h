@@ -2,7 +2,7 @@
 #ifndef PLD_COLL_UTIL_H
 #define PLD_COLL_UTIL_H
 
-#include "check/agree.h"
+#include "hook/hook.h"
 #include "coll/credit.h"
 #include "coll/mutant.h"
 

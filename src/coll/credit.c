@@ -30,7 +30,7 @@ void pld__credit_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g)
         if (src != me)
             pld__wait_checked(c, sig, src, lane, g, cmp);
     /* every peer has now published its fingerprint of this call */
-    pld__agree_after_round(c);
+    pld__call_round(c);
 }
 
 void pld__credit_epilogue(pld_ctx *c, pld_dtensor sig, int lane, int32_t n)

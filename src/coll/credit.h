@@ -11,7 +11,7 @@
 #ifndef PLD_CREDIT_H
 #define PLD_CREDIT_H
 
-#include "check/agree.h"
+#include "hook/hook.h"
 #include "coll/mutant.h"
 #include "prim/prim.h"
 

@@ -52,7 +52,7 @@ static void send_remote(pld_ctx *c, dispatch *a, int d)
     pld__urma_plan(rows, &u);
     if (rows == 0)
         return;
-    uint64_t t0 = pld__trace_begin(c);
+    uint64_t t0 = pld__slice_begin(c);
     range_arg r = {.c = c, .a = a, .peer = d, .slot0 = (int64_t)c->rank * a->ix.cap};
     int64_t ranges = pld__indexed_ranges(idx, rows, move_range, &r);
     pld_counters *k = &c->ag->counters;
@@ -62,15 +62,7 @@ static void send_remote(pld_ctx *c, dispatch *a, int d)
     k->urma_doorbells += (uint64_t)u.doorbells;
     k->urma_cqes += (uint64_t)u.cqes;
     k->merged_ranges += (uint64_t)ranges;
-    if (c->ir)
-        pld__ir_emit(c->ir, c->depth,
-                     "urma.send -> peer%d: %lld rows in %lld ranges, %lld SQEs (%lld WQEBBs, "
-                     "%lld NOP), %lld doorbells, wait %lld CQE",
-                     d, (long long)rows, (long long)ranges, (long long)u.sqes,
-                     (long long)u.wqebbs, (long long)u.nops, (long long)u.doorbells,
-                     (long long)u.cqes);
-    /* one trace slice per peer send: the SQEs, doorbells and the CQE wait */
-    pld__trace_urma(c, d, rows, u.sqes, u.wqebbs, u.nops, u.doorbells, t0);
+    pld__note_urma(c, d, rows, ranges, u.sqes, u.wqebbs, u.nops, u.doorbells, u.cqes, t0);
 }
 
 /* Self rows [lo, hi) of this call through the 8 x 8 KiB stage ring. */
@@ -96,12 +88,9 @@ static void copy_self(pld_ctx *c, dispatch *a, int64_t lo, int64_t hi)
     uint64_t stages = (bytes + PLD__SELF_STAGE_BYTES - 1) / PLD__SELF_STAGE_BYTES;
     c->ag->counters.merged_ranges += (uint64_t)ranges;
     c->ag->counters.self_stages += stages;
-    if (c->ir)
-        pld__ir_emit(c->ir, c->depth,
-                     "self rows [%lld,%lld): %lld ranges through %d x %d B stages (%llu stage "
-                     "fills)",
-                     (long long)lo, (long long)hi, (long long)ranges, PLD__SELF_STAGES,
-                     PLD__SELF_STAGE_BYTES, (unsigned long long)stages);
+    pld__note(c, "self rows [%lld,%lld): %lld ranges through %d x %d B stages (%llu stage fills)",
+              (long long)lo, (long long)hi, (long long)ranges, PLD__SELF_STAGES,
+              PLD__SELF_STAGE_BYTES, (unsigned long long)stages);
     pld_tile_free(c, ring);
 }
 
@@ -198,8 +187,8 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
     pld__fp_tensor(&fp, input, 1); /* [Nmax, H]: each rank's own token count */
     pld__coll_enter(c, api, signal, &fp, "%s, %s, core_num=%d", target.buf->name, signal.buf->name,
                     core_num);
-    if (c->ir && core_num > 1)
-        pld__ir_emit(c->ir, c->depth, "cores x%d (core 0 listed)", core_num);
+    if (core_num > 1)
+        pld__note(c, "cores x%d (core 0 listed)", core_num);
     pld__run_cores(c, api, core_num, dispatch_core, &a);
     pld__coll_leave(c, signal);
 }

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hooks.h"
 #include "core/internal.h"
-#include "check/explore.h"
-#include "prim/prim.h"
 
 typedef struct core_group {
     pld_core_fn fn;
@@ -31,14 +30,13 @@ static void *core_main(void *p)
 {
     core_start *s = p;
     pld_ctx *c = &s->g->ctx[s->b];
-    pld__sched_agent_begin(c);
+    c->w->hooks->agent_begin(c);
     if (setjmp(c->jb) == 0)
         s->g->fn(c, s->b, s->g->arg);
     while (c->tiles)
         pld_tile_free(c, c->tiles);
     pld__tile_spares_free(c);
-    pld__sched_agent_end(c);
-    pld__trace_close(c);
+    c->w->hooks->agent_end(c);
     atomic_store(&c->ag->state, PLD__RS_DONE);
     free(s);
     return NULL;
@@ -47,7 +45,7 @@ static void *core_main(void *p)
 static void join_all(pld_ctx *c, core_group *g)
 {
     atomic_store(&c->ag->state, PLD__RS_JOINING);
-    pld__sched_join_begin(c);
+    c->w->hooks->join_begin(c);
     for (int b = 1; b <= g->started; b++)
         pthread_join(g->tid[b], NULL);
     atomic_store(&c->ag->state, PLD__RS_RUNNING);
@@ -100,12 +98,11 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
         k->core = b;
         k->ncores = ncores;
         k->ub_cap = c->w->profile.ub_bytes; /* every core has its own UB */
-        k->trace = c->trace ? pld__trace_open() : NULL;
         k->depth = c->depth;
         memcpy(k->scope, c->scope, sizeof k->scope);
         memset(&k->ag->counters, 0, sizeof k->ag->counters);
         atomic_store(&k->ag->state, PLD__RS_RUNNING);
-        pld__sched_core_ready(c, b);
+        c->w->hooks->core_prepare(c, k, b);
         core_start *s = malloc(sizeof *s);
         if (s) {
             s->g = g;

@@ -166,39 +166,15 @@ struct pld_tile {
  * the context ends, after its live tiles were freed. */
 void pld__tile_spares_free(pld_ctx *c);
 
-typedef struct pld__race pld__race; /* src/check/race.c */
-
-/* ---- trace export (src/trace/trace.c) --------------------------------------- */
-
-typedef struct pld__trace_buf pld__trace_buf;
-pld__trace_buf *pld__trace_open(void);
-/* Writes the agent's events to its part file and frees the buffer. */
-void pld__trace_close(pld_ctx *c);
-/* Host, after a launch: merge the parts and rewrite the trace file. */
-void pld__trace_flush(pld_world *w);
-/* A slice: t0 = pld__trace_begin(c); ... pld__trace_end(c, "pld_put", t0, bytes).
- * Free when tracing is off (one branch). */
-uint64_t pld__trace_begin(const pld_ctx *c);
-void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes);
-/* A "urma.send" slice carrying the queue model's numbers for one peer. */
-void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
-                     int64_t nops, int64_t doorbells, uint64_t t0);
-
-/* ---- the lowering recorder (src/trace/ir.c) ---------------------------- */
-
-typedef struct pld__ir pld__ir;
-pld__ir *pld__ir_new(void);
-void pld__ir_free(pld__ir *ir);
-void pld__ir_reset(pld__ir *ir);
-/* Appends one operation line at the current nesting depth. */
-void pld__ir_emit(pld__ir *ir, int depth, const char *fmt, ...) PLD__PRINTF(3, 4);
-/* Folds and renders the listing; the string is owned by ir. */
-const char *pld__ir_render(pld__ir *ir);
+typedef struct pld__race pld__race;           /* src/check/race.c */
+typedef struct pld__trace_buf pld__trace_buf; /* src/trace/trace.c */
+typedef struct pld__ir pld__ir;               /* src/trace/ir.c */
 
 /* ---- world -------------------------------------------------------------- */
 
 struct pld_world {
     const pld_transport_ops *tp;
+    const struct pld__life_hooks *hooks; /* the layers above (core/hooks.h) */
     void *tp_state;
     int nranks;
     int *device_ids;
@@ -267,6 +243,8 @@ struct pld_ctx {
     pld__ir *ir;                 /* non-NULL on rank 0 when recording */
     pld__trace_buf *trace;       /* non-NULL when tracing */
     uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
+    unsigned obs;                /* PLD__OBS_* observers, chosen when the agent starts
+                                    (src/hook/hook.h) */
     /* agreement check (src/check/agree.c): the current builtin call */
     struct pld__coll_fp *agree_fp; /* NULL when the check is off */
     /* schedule explorer (src/check/explore.c) */
@@ -337,24 +315,6 @@ static inline int pld__wait_satisfied(int32_t v, int32_t expected, pld_wait_cmp 
     return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
 }
 
-/* Deadlock check (src/check/deadlock.c): if every live rank is blocked on an
- * unsatisfied wait and no notify ran meanwhile, records PLD_ERR_DEADLOCK with
- * the wait-for report and returns 1. */
-int pld__deadlock_check(pld_world *w);
-/* One line describing agent (r, core)'s blocked wait (for reports). */
-void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *out, size_t n);
-
-/* PLD_CHECK_SIGNALS (src/check/signal_check.c): verifies this rank's slice
- * of a builtin's signal is all-zero (on entry, or after the call). */
-void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after);
-/* The same for every builtin signal of a finished launch, from the host
- * (under the schedule explorer, whose runs the per-call check would order). */
-pld_status pld__signal_check_launch(pld_world *w);
-
-/* The race checker (src/check/race.c, PLD_CHECK=race, thread transport). */
-pld__race *pld__race_new(int nranks);
-void pld__race_reset(pld__race *r);
-void pld__race_free(pld__race *r);
 
 /* Monotonic clock in nanoseconds. */
 uint64_t pld__now_ns(void);

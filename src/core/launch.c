@@ -4,9 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/hooks.h"
 #include "core/internal.h"
-#include "check/agree.h"
-#include "check/explore.h"
 
 uint64_t pld__now_ns(void)
 {
@@ -80,7 +79,7 @@ void pld__scope_push(pld_ctx *c, const char *name)
 {
     if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0])) {
         c->scope[c->depth] = name;
-        c->scope_t0[c->depth] = pld__trace_begin(c);
+        c->scope_t0[c->depth] = c->w->hooks->scope_begin(c);
     }
     c->depth++;
 }
@@ -89,7 +88,7 @@ void pld__scope_pop(pld_ctx *c)
 {
     c->depth--;
     if (c->depth < (int)(sizeof c->scope / sizeof c->scope[0]))
-        pld__trace_end(c, c->scope[c->depth], c->scope_t0[c->depth], -1);
+        c->w->hooks->scope_end(c, c->scope[c->depth], c->scope_t0[c->depth]);
 }
 
 static void free_tiles(pld_ctx *c)
@@ -116,21 +115,15 @@ void pld__rank_main(pld_world *w, int rank)
         c->sh = w->sh;
         c->tp = w->tp;
         c->ub_cap = w->profile.ub_bytes;
-        c->ir = (rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
-        c->trace = w->trace_path ? pld__trace_open() : NULL;
-        if (c->ir)
-            pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
         atomic_store(&ag->state, PLD__RS_RUNNING);
-        pld__sched_agent_begin(c);
+        w->hooks->agent_begin(c);
         if (setjmp(c->jb) == 0) {
-            pld__agree_rank_begin(c);
+            w->hooks->kernel_begin(c);
             w->kernel(c, w->kernel_arg);
         }
-        pld__agree_rank_end(c);
         free_tiles(c);
         pld__tile_spares_free(c);
-        pld__sched_agent_end(c);
-        pld__trace_close(c);
+        w->hooks->agent_end(c);
         free(c);
     }
     atomic_store(&ag->state, PLD__RS_DONE);
@@ -166,38 +159,18 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
         }
         atomic_store(&sh->rank[r].cores_active, 1);
     }
-    /* The checker's own signal may hold credits of an aborted launch; no
-     * rank runs now, so it can simply be cleared. */
-    if (w->check_signal.buf)
-        pld_window_buffer_reset(w, w->check_signal.buf);
     w->errmsg[0] = '\0';
     w->kernel = kernel;
     w->kernel_arg = arg;
-    pld__race_reset(w->race); /* launches are ordered by the host: start clean */
-    pld__ir_reset(w->ir);
+    w->hooks->launch_begin(w);
 
-    pld__sched_launch_begin(w);
     pld_status st = w->tp->launch(w);
     if (st != PLD_OK)
         return st; /* the transport wrote w->errmsg */
     st = (pld_status)atomic_load(&sh->abort_status);
-    if (st != PLD_OK) {
-        char cleared[256];
+    if (st != PLD_OK)
         snprintf(w->errmsg, sizeof w->errmsg, "%s", sh->errmsg);
-        if (pld__agree_after_abort(w, cleared, sizeof cleared)) {
-            size_t k = strlen(w->errmsg);
-            snprintf(w->errmsg + k, sizeof w->errmsg - k,
-                     " [signal %s of the interrupted builtin call cleared for the next launch]",
-                     cleared);
-        }
-    }
-    if (st == PLD_OK && (w->check & PLD_CHECK_SIGNALS) && w->sched_mode)
-        st = pld__signal_check_launch(w);
-    pld__sched_launch_end(w, st);
-    if (w->ir_print && first == 0)
-        pld_ir_dump(w, stdout);
-    pld__trace_flush(w);
-    return st;
+    return w->hooks->launch_end(w, st);
 }
 
 /* ---- kernel-side accessors --------------------------------------------- */

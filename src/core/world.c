@@ -5,9 +5,8 @@
 #include <unistd.h>
 
 #include "core/devices.h"
+#include "core/hooks.h"
 #include "core/internal.h"
-#include "check/agree.h"
-#include "check/explore.h"
 
 static _Thread_local char init_errmsg[1024];
 
@@ -54,7 +53,8 @@ void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
     }
 }
 
-pld_status pld_world_init(pld_world **out, const pld_config *cfg)
+pld_status pld__world_create(pld_world **out, const pld_config *cfg,
+                             const pld__life_hooks *hooks)
 {
     static const pld_config defaults = {0};
     char msg[512];
@@ -68,6 +68,7 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     pld_world *w = calloc(1, sizeof *w);
     if (!w)
         return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    w->hooks = hooks;
 
     st = pld__profile_resolve(cfg->platform, &w->profile, msg, sizeof msg);
     if (st != PLD_OK) {
@@ -147,54 +148,25 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
         st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
         goto err_devices;
     }
-    if (!(w->ir = pld__ir_new())) {
-        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    /* the layers above: before the transport starts its ranks (forked
+     * workers inherit what they set up) */
+    if ((st = hooks->world_begin(w)) != PLD_OK) {
+        hooks->world_end(w);
         goto err_trace;
     }
-
-    /* before the transport starts its ranks: forked workers inherit it */
-    if ((st = pld__sched_init(w)) != PLD_OK)
-        goto err_ir;
     st = w->tp->world_init(w);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
-        pld__sched_fini(w);
-        goto err_ir;
+        goto err_hooks;
     }
     w->windows = w->tp->host_alloc(w, sizeof *w->windows * PLD__MAX_WINDOWS);
     if (!w->windows) {
         st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
         w->tp->world_fini(w);
-        goto err_ir;
+        goto err_hooks;
     }
-    if (w->check & PLD_CHECK_RACE) {
-        if (strcmp(w->tp->name, "thread")) {
-            st = pld__init_fail(PLD_ERR_UNSUPPORTED,
-                                "pld_world_init: the race checker (PLD_CHECK=race) runs on the "
-                                "thread transport, not '%s'",
-                                w->tp->name);
-            pld_world_finalize(w);
-            return st;
-        }
-        if (!(w->race = pld__race_new(w->nranks))) {
-            pld_world_finalize(w);
-            return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
-        }
-    }
-    if (w->check & PLD_CHECK_SIGNALS) {
-        pld_window_buffer *cb;
-        int64_t shape[2] = {w->nranks, 1};
-        st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)w->nranks, "pld.check", &cb);
-        if (st == PLD_OK)
-            st = pld_window(cb, PLD_INT32, 2, shape, &w->check_signal);
-        if (st != PLD_OK) {
-            pld__init_fail(st, "pld_world_init: checker signal: %s", w->errmsg);
-            pld_world_finalize(w);
-            return st;
-        }
-    }
-    if (!(w->check & PLD_CHECK_NOARGS) && (st = pld__agree_init(w)) != PLD_OK) {
-        pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
+    /* and once windows can be allocated (the checkers' own) */
+    if ((st = hooks->world_ready(w)) != PLD_OK) {
         pld_world_finalize(w);
         return st;
     }
@@ -203,8 +175,8 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg)
     *out = w;
     return PLD_OK;
 
-err_ir:
-    pld__ir_free(w->ir);
+err_hooks:
+    hooks->world_end(w);
 err_trace:
     free(w->trace_path);
 err_devices:
@@ -223,9 +195,7 @@ void pld_world_finalize(pld_world *w)
             pld_free_window_buffer(w, w->windows[i]);
     w->tp->host_free(w, w->windows);
     w->tp->world_fini(w);
-    pld__sched_fini(w);
-    pld__race_free(w->race);
-    pld__ir_free(w->ir);
+    w->hooks->world_end(w);
     free(w->trace_text);
     free(w->trace_path);
     free(w->device_ids);

@@ -2,8 +2,10 @@
 #ifndef PLD_PRIM_H
 #define PLD_PRIM_H
 
+#include "check/check.h"
 #include "check/explore.h"
 #include "core/internal.h"
+#include "trace/trace.h"
 #include "prim/region.h"
 
 /* Ends the kernel at once if the group was aborted by another rank. */

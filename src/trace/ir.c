@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "trace/trace.h"
 
 #define IR_MAX_LINES 50000
 #define IR_MAX_NUMS 24

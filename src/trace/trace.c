@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "trace/trace.h"
 
 typedef struct pld__trace_ev {
     const char *name;     /* static string: the public call */

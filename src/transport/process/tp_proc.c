@@ -23,6 +23,7 @@
 
 #include "transport/process/arena.h"
 #include "transport/process/private_mem.h"
+#include "trace/trace.h"
 #include "transport/shm/shm.h"
 
 #define ARENA_BYTES ((size_t)64 << 30) /* virtual; pages are used on touch */

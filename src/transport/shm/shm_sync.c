@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sched.h>
 
+#include "check/check.h"
 #include "transport/shm/shm.h"
 
 /* How often a sleeping waiter wakes up to check deadline and deadlock. */

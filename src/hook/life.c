@@ -1,0 +1,171 @@
+/* The hook layer's side of a world's and a launch's life (core/hooks.h):
+ * where the checkers, the trace, the listing and the schedule explorer are
+ * set up, started per agent and finished per launch. The ground floor calls
+ * only this table; which observers a kernel has is decided here, once per
+ * launch (pld_ctx.obs). */
+#include <stdio.h>
+#include <string.h>
+
+#include "check/agree.h"
+#include "check/check.h"
+#include "check/explore.h"
+#include "core/hooks.h"
+#include "hook/hook.h"
+#include "trace/trace.h"
+
+static pld_status world_begin(pld_world *w)
+{
+    if (!(w->ir = pld__ir_new()))
+        return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    return pld__sched_init(w);
+}
+
+static pld_status world_ready(pld_world *w)
+{
+    pld_status st;
+    if (w->check & PLD_CHECK_RACE) {
+        if (strcmp(w->tp->name, "thread"))
+            return pld__init_fail(PLD_ERR_UNSUPPORTED,
+                                  "pld_world_init: the race checker (PLD_CHECK=race) runs on the "
+                                  "thread transport, not '%s'",
+                                  w->tp->name);
+        if (!(w->race = pld__race_new(w->nranks)))
+            return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    }
+    if (w->check & PLD_CHECK_SIGNALS) {
+        pld_window_buffer *cb;
+        int64_t shape[2] = {w->nranks, 1};
+        st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)w->nranks, "pld.check", &cb);
+        if (st == PLD_OK)
+            st = pld_window(cb, PLD_INT32, 2, shape, &w->check_signal);
+        if (st != PLD_OK)
+            return pld__init_fail(st, "pld_world_init: checker signal: %s", w->errmsg);
+    }
+    if (!(w->check & PLD_CHECK_NOARGS) && (st = pld__agree_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
+    return PLD_OK;
+}
+
+static void world_end(pld_world *w)
+{
+    pld__sched_fini(w);
+    pld__race_free(w->race);
+    w->race = NULL;
+    pld__ir_free(w->ir);
+    w->ir = NULL;
+}
+
+static void launch_begin(pld_world *w)
+{
+    /* the checker's own signal may hold credits of an aborted launch; no
+     * rank runs now, so it can simply be cleared */
+    if (w->check_signal.buf)
+        pld_window_buffer_reset(w, w->check_signal.buf);
+    pld__race_reset(w->race); /* launches are ordered by the host: start clean */
+    pld__ir_reset(w->ir);
+    pld__sched_launch_begin(w);
+}
+
+static pld_status launch_end(pld_world *w, pld_status st)
+{
+    char cleared[256];
+    if (st != PLD_OK && pld__agree_after_abort(w, cleared, sizeof cleared)) {
+        size_t k = strlen(w->errmsg);
+        snprintf(w->errmsg + k, sizeof w->errmsg - k,
+                 " [signal %s of the interrupted builtin call cleared for the next launch]",
+                 cleared);
+    }
+    if (st == PLD_OK && (w->check & PLD_CHECK_SIGNALS) && w->sched_mode)
+        st = pld__signal_check_launch(w);
+    pld__sched_launch_end(w, st);
+    if (w->ir_print && pld_world_hosts_rank(w, 0))
+        pld_ir_dump(w, stdout);
+    pld__trace_flush(w);
+    return st;
+}
+
+/* The observers of an agent: decided once, when it starts. */
+static unsigned observers(const pld_ctx *c)
+{
+    unsigned o = 0;
+    if (c->ir)
+        o |= PLD__OBS_LIST;
+    if (c->w->race)
+        o |= PLD__OBS_RACE;
+    if (c->trace)
+        o |= PLD__OBS_TRACE;
+    if (c->w->sched_mode)
+        o |= PLD__OBS_SCHED;
+    if (c->w->sh->agree_win >= 0)
+        o |= PLD__OBS_AGREE;
+    if (c->w->check & PLD_CHECK_SIGNALS)
+        o |= PLD__OBS_SIGNALS;
+    return o;
+}
+
+static void agent_begin(pld_ctx *c)
+{
+    pld_world *w = c->w;
+    if (c->core == 0) { /* a rank (a core thread got its trace from core_prepare) */
+        c->ir = (c->rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
+        c->trace = w->trace_path ? pld__trace_open() : NULL;
+        if (c->ir)
+            pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
+    }
+    c->obs = observers(c);
+    pld__sched_agent_begin(c);
+}
+
+static void kernel_begin(pld_ctx *c)
+{
+    pld__agree_rank_begin(c);
+}
+
+static void agent_end(pld_ctx *c)
+{
+    pld__agree_rank_end(c);
+    pld__sched_agent_end(c);
+    pld__trace_close(c);
+}
+
+static void core_prepare(pld_ctx *c, pld_ctx *k, int core)
+{
+    k->trace = c->trace ? pld__trace_open() : NULL;
+    pld__sched_core_ready(c, core);
+}
+
+static void join_begin(pld_ctx *c)
+{
+    pld__sched_join_begin(c);
+}
+
+static uint64_t scope_begin(const pld_ctx *c)
+{
+    return pld__trace_begin(c);
+}
+
+static void scope_end(pld_ctx *c, const char *name, uint64_t t0)
+{
+    pld__trace_end(c, name, t0, -1);
+}
+
+const pld__life_hooks pld__hook_life = {
+    .size = sizeof(pld__life_hooks),
+    .world_begin = world_begin,
+    .world_ready = world_ready,
+    .world_end = world_end,
+    .launch_begin = launch_begin,
+    .launch_end = launch_end,
+    .agent_begin = agent_begin,
+    .kernel_begin = kernel_begin,
+    .agent_end = agent_end,
+    .core_prepare = core_prepare,
+    .join_begin = join_begin,
+    .scope_begin = scope_begin,
+    .scope_end = scope_end,
+};
+
+pld_status pld_world_init(pld_world **out, const pld_config *cfg)
+{
+    return pld__world_create(out, cfg, &pld__hook_life);
+}
