@@ -16,12 +16,13 @@
  *
  * Results. The outputs builtin k leaves in a rank's windows stay intact until
  *   that rank enters builtin k+1 on the same signal -- unless builtin k+1
- *   writes the same window: then a peer may already be writing it, so read
- *   (or copy out) the result before calling, or put a pld_barrier in between.
- *   Push builtins (allgather, all_to_all, all_to_all_v, indexed_all_to_all_v)
- *   write into peers' target windows before their own barrier; pull builtins
- *   (broadcast, reduce_scatter, allreduce, indexed_combine) write only the
- *   caller's windows.
+ *   writes the same window: then a peer may already be writing it. Pull
+ *   builtins (broadcast, reduce_scatter, allreduce, indexed_combine) write
+ *   only the caller's windows: read the result before the next call. Push
+ *   builtins (allgather, all_to_all, all_to_all_v, indexed_all_to_all_v)
+ *   write into peers' target windows before their own barrier, possibly
+ *   before this rank returned from the previous call: read, then
+ *   pld_barrier, then push into that window again -- or use another window.
  *
  * Inputs. A plain-tensor input may be reused as soon as the call returns, and
  *   so may a window that peers read during the call: a builtin never returns
