@@ -42,41 +42,55 @@ void pld__agree_rank_begin(pld_ctx *c)
 {
     if (c->sh->agree_win < 0)
         return;
-    c->agree_fp = calloc(1, sizeof *c->agree_fp);
-    if (!c->agree_fp)
+    c->agree = calloc(1, sizeof *c->agree);
+    if (!c->agree)
         pld__kraise(c, PLD_ERR_NOMEM, "pld_launch", "out of memory for the agreement check");
+    /* where the slots are mapped (thread, process, MPI on one node) they are
+     * written and compared in place: no transport call per builtin */
+    pld_window_buffer *b = agree_buf(c->w);
+    c->agree->mine = c->tp->window_peer_ptr(c->w, b, c->rank);
+    c->agree->left =
+        c->tp->window_peer_ptr(c->w, b, (c->rank + c->nranks - 1) % c->nranks);
 }
 
 void pld__agree_rank_end(pld_ctx *c)
 {
-    free(c->agree_fp);
-    c->agree_fp = NULL;
+    free(c->agree);
+    c->agree = NULL;
 }
 
 void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
 {
-    if (!c->agree_fp || c->depth > 0 || c->core > 0)
+    pld__agree_ctx *a = c->agree;
+    if (!a || c->depth > 0 || c->core > 0)
         return; /* off, or a builtin inside a builtin: the outer one counts */
-    *c->agree_fp = *fp;
-    c->agree_fp->wire.seq = ++c->agree_calls;
-    c->agree_fp->wire.launch = c->sh->launch_seq;
-    c->agree_fp->wire.inflight = 1;
+    a->api = fp->api;
+    a->wire = fp->wire;
+    a->wire.seq = ++c->agree_calls;
+    a->wire.launch = c->sh->launch_seq;
+    a->wire.inflight = 1;
     /* published before this rank's first notify of the call: the notify
      * releases it to whoever waits for that notify */
-    c->tp->put(c, agree_buf(c->w), c->rank, slot_off(c->agree_calls), &c->agree_fp->wire,
-               sizeof c->agree_fp->wire);
+    size_t off = slot_off(c->agree_calls);
+    if (a->mine)
+        memcpy(a->mine + off, &a->wire, sizeof a->wire);
+    else
+        c->tp->put(c, agree_buf(c->w), c->rank, off, &a->wire, sizeof a->wire);
     c->agree_pending = c->nranks > 1;
 }
 
 void pld__agree_leave(pld_ctx *c)
 {
-    if (!c->agree_fp || c->depth > 1 || c->core > 0 || !c->agree_calls)
+    pld__agree_ctx *a = c->agree;
+    if (!a || c->depth > 0 || c->core > 0 || !c->agree_calls)
         return;
     static const int32_t zero = 0;
+    size_t off = slot_off(c->agree_calls) + offsetof(pld__fp_wire, inflight);
     c->agree_pending = 0;
-    c->tp->put(c, agree_buf(c->w), c->rank,
-               slot_off(c->agree_calls) + offsetof(pld__fp_wire, inflight),
-               &zero, sizeof zero);
+    if (a->mine)
+        memcpy(a->mine + off, &zero, sizeof zero);
+    else
+        c->tp->put(c, agree_buf(c->w), c->rank, off, &zero, sizeof zero);
 }
 
 static void fmt_arg_dims(char *buf, size_t n, const pld__fp_arg *a)
@@ -158,6 +172,12 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
                  mode_name(theirs->mode));
         return 1;
     }
+    if (mine->lanes != theirs->lanes) {
+        snprintf(out, n, "signal '%s' has %d cell%s per rank here but %d on rank %d",
+                 win_name(w, mine->signal), (int)mine->lanes, mine->lanes == 1 ? "" : "s",
+                 (int)theirs->lanes, other);
+        return 1;
+    }
     if (mine->op != theirs->op) {
         snprintf(out, n, "op %s differs from rank %d's %s", op_name(mine->op), other,
                  op_name(theirs->op));
@@ -202,23 +222,27 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
 
 void pld__agree_verify(pld_ctx *c)
 {
+    pld__agree_ctx *a = c->agree;
     c->agree_pending = 0;
     int left = (c->rank + c->nranks - 1) % c->nranks;
-    pld__fp_wire theirs;
-    /* the left neighbour wrote this slot before the notify we just waited
+    /* The left neighbour wrote this slot before the notify we just waited
      * for, and cannot rewrite it before we enter the next call -- except
      * its in-flight mark: having heard from every rank, it may already be
      * leaving the call and clearing the mark (pld__agree_leave) while we
-     * read. The comparison does not use the mark; read around it. */
-    size_t off = slot_off(c->agree_calls), mark = offsetof(pld__fp_wire, inflight),
-           past = mark + sizeof theirs.inflight;
-    c->tp->get(c, &theirs, agree_buf(c->w), left, off, mark);
-    c->tp->get(c, (unsigned char *)&theirs + past, agree_buf(c->w), left, off + past,
-               sizeof theirs - past);
+     * read. Everything before the mark is compared; the mark is not read. */
+    size_t off = slot_off(c->agree_calls), n = offsetof(pld__fp_wire, inflight);
+    if (a->left && !memcmp(a->left + off, &a->wire, n))
+        return; /* the common case: one compare of two cache-resident blocks */
+    pld__fp_wire theirs;
+    memset(&theirs, 0, sizeof theirs);
+    if (a->left)
+        memcpy(&theirs, a->left + off, n);
+    else
+        c->tp->get(c, &theirs, agree_buf(c->w), left, off, n);
     theirs.inflight = 1;
     char msg[512];
-    if (fp_diff(c->w, &c->agree_fp->wire, &theirs, left, msg, sizeof msg))
-        pld__kraise(c, PLD_ERR_ARG, c->agree_fp->api, "%s", msg);
+    if (fp_diff(c->w, &a->wire, &theirs, left, msg, sizeof msg))
+        pld__kraise(c, PLD_ERR_ARG, a->api, "%s", msg);
 }
 
 /* Rank r's latest published call, when its slice is mapped here. */

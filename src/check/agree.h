@@ -17,6 +17,14 @@
 
 #include "hook/hook.h"
 
+/* A rank's side of the check (pld_ctx.agree_fp). */
+typedef struct pld__agree_ctx {
+    const char *api;          /* the current call */
+    pld__fp_wire wire;        /* its description as published */
+    unsigned char *mine;      /* this rank's slots, when mapped here */
+    const unsigned char *left; /* the left neighbour's */
+} pld__agree_ctx;
+
 /* Allocates the fingerprint window at world init (unless PLD_CHECK=noargs). */
 pld_status pld__agree_init(pld_world *w);
 

@@ -39,7 +39,7 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_ALL_TO_ALL, api, signal);
     pld__fp_window(&fp, target);
     pld__fp_tensor(&fp, input, 0);
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);

@@ -63,7 +63,7 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
             pld__kraise(c, PLD_ERR_DATA, api, "send_counts[%d] = %d is negative", d,
                         (int)counts[d]);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_ALL_TO_ALL_V, api, signal);
     fp.wire.m = m;
     pld__fp_window(&fp, target);
     pld__fp_window(&fp, recv_counts);

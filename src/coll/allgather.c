@@ -45,7 +45,7 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_ALLGATHER, api, signal);
     pld__fp_window(&fp, target);
     pld__fp_tensor(&fp, local, 0);
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
@@ -76,7 +76,7 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
         pld__kraise(c, PLD_ERR_ALIAS, api, "target and signal are the same window '%s'",
                     target.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_ALLGATHER_INPLACE, api, signal);
     pld__fp_window(&fp, target);
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);

@@ -26,7 +26,7 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     else
         pld__allreduce_ring_check_signal(c, api, signal);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_ALLREDUCE, api, signal);
     pld__fp_window(&fp, data);
     fp.wire.op = (int32_t)op;
     fp.wire.mode = (int32_t)mode;

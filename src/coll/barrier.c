@@ -11,7 +11,7 @@ void pld_barrier(pld_ctx *c, pld_dtensor signal)
     pld__check_live(c);
     pld__coll_check_signal(c, api, signal, 1);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_BARRIER, api, signal);
     pld__coll_enter(c, api, signal, &fp, "%s", signal.buf->name);
     /* step 1: arrive at every peer, wait for every peer's arrival */
     pld__credit_barrier(c, signal, 0, 1);

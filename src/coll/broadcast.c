@@ -57,7 +57,7 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_BROADCAST, api, signal);
     pld__fp_window(&fp, data);
     fp.wire.root = root;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name,

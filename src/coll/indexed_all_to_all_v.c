@@ -180,7 +180,7 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
     a.recv_counts = pld__tensor_2d(recv_counts, p, 1);
     a.rows_me = a.ix.counts[c->rank];
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_INDEXED_DISPATCH, api, signal);
     fp.wire.core_num = core_num;
     pld__fp_window(&fp, target);
     pld__fp_window(&fp, send_counts);

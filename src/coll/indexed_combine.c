@@ -93,7 +93,7 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
         pld__kraise(c, PLD_ERR_ALIAS, api, "output lies inside expert_out window '%s'",
                     expert_out.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_INDEXED_COMBINE, api, signal);
     fp.wire.core_num = core_num;
     pld__fp_window(&fp, expert_out);
     pld__fp_window(&fp, send_counts);

@@ -50,7 +50,7 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
     pld__coll_fp fp;
-    pld__fp_init(&fp, api, signal);
+    pld__fp_init(&fp, PLD__K_REDUCE_SCATTER, api, signal);
     pld__fp_window(&fp, data);
     fp.wire.op = (int32_t)op;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, sum", data.buf->name, signal.buf->name);

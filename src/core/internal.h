@@ -246,7 +246,7 @@ struct pld_ctx {
     unsigned obs;                /* PLD__OBS_* observers, chosen when the agent starts
                                     (src/hook/hook.h) */
     /* agreement check (src/check/agree.c): the current builtin call */
-    struct pld__coll_fp *agree_fp; /* NULL when the check is off */
+    struct pld__agree_ctx *agree; /* NULL when the check is off */
     /* schedule explorer (src/check/explore.c) */
     int sched_on;                /* this agent stops at every primitive boundary */
     uint64_t sched_rng;          /* process transport: this rank's perturbation stream */

@@ -27,6 +27,7 @@ static const struct kind {
     {"pld_indexed_combine", {"expert_out", "send_counts", "output"}},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+_Static_assert(NKINDS == PLD__NKINDS, "one table row per pld__kind, in its order");
 
 const char *pld__fp_kind_name(int32_t k)
 {
@@ -40,14 +41,12 @@ const char *pld__fp_arg_name(int32_t k, int i)
     return "argument";
 }
 
-void pld__fp_init(pld__coll_fp *fp, const char *api, pld_dtensor signal)
+void pld__fp_init(pld__coll_fp *fp, pld__kind kind, const char *api, pld_dtensor signal)
 {
     memset(fp, 0, sizeof *fp);
     fp->api = api;
-    fp->wire.kind = -1;
-    for (int k = 0; k < NKINDS; k++)
-        if (!strcmp(kinds[k].api, api))
-            fp->wire.kind = k;
+    fp->wire.kind = (int32_t)kind;
+    fp->wire.lanes = signal.ndim == 1 ? 1 : (int32_t)signal.shape[1];
     fp->wire.signal = signal.buf->id;
     fp->wire.op = fp->wire.mode = fp->wire.root = fp->wire.core_num = -1;
     fp->wire.m = -1;

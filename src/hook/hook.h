@@ -55,18 +55,38 @@ typedef struct pld__fp_arg {
     int64_t shape[PLD_MAX_DIMS];
 } pld__fp_arg;
 
-/* What peers read: plain numbers, the same in every process. */
+/* The builtins (the order of the table in src/hook/calls.c). */
+typedef enum pld__kind {
+    PLD__K_BARRIER,
+    PLD__K_BROADCAST,
+    PLD__K_ALLGATHER,
+    PLD__K_ALLGATHER_INPLACE,
+    PLD__K_REDUCE_SCATTER,
+    PLD__K_ALLREDUCE,
+    PLD__K_ALL_TO_ALL,
+    PLD__K_ALL_TO_ALL_V,
+    PLD__K_INDEXED_DISPATCH,
+    PLD__K_INDEXED_COMBINE,
+    PLD__NKINDS
+} pld__kind;
+
+/* What peers read: plain numbers, the same in every process. Everything
+ * before `inflight` is compared as one block of bytes (unused fields stay
+ * zero). */
 typedef struct pld__fp_wire {
     uint64_t seq;        /* this rank's builtin call number, from 1 (0: none yet) */
     uint32_t launch;     /* the launch it belongs to */
-    int32_t inflight;    /* 1 from entry to return */
-    int32_t kind;        /* which builtin (index in the table of src/hook/calls.c) */
-    int32_t pad;
+    int32_t kind;        /* pld__kind */
     int32_t signal;      /* signal window id */
+    int32_t lanes;       /* cells per rank of the signal view ([P] and [P,1]: 1) */
     int32_t op, mode, root, core_num; /* -1 where the builtin has none */
     int32_t nargs;
+    int32_t pad0;
     int64_t m;           /* all_to_all_v block rows, -1 elsewhere */
     pld__fp_arg arg[PLD__FP_ARGS];
+    int32_t inflight;    /* 1 from entry to return: not compared (the owner
+                            clears it while a neighbour may be comparing) */
+    int32_t pad;
 } pld__fp_wire;
 
 typedef struct pld__coll_fp {
@@ -74,8 +94,9 @@ typedef struct pld__coll_fp {
     const char *api;
 } pld__coll_fp;
 
-/* Starts a call description for builtin `api` on `signal`. */
-void pld__fp_init(pld__coll_fp *fp, const char *api, pld_dtensor signal);
+/* Starts a call description for builtin `kind` (public name `api`) on
+ * `signal`. */
+void pld__fp_init(pld__coll_fp *fp, pld__kind kind, const char *api, pld_dtensor signal);
 /* Window and tensor arguments, in the order of the table of builtins. */
 void pld__fp_window(pld__coll_fp *fp, pld_dtensor t);
 void pld__fp_tensor(pld__coll_fp *fp, pld_tensor t, int rows_free);
