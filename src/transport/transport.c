@@ -1,6 +1,8 @@
-/* The list of transports compiled into this library. */
+/* The list of transports compiled into this library, and the shared slot
+ * fillers. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "transport/transport.h"
 
@@ -50,4 +52,30 @@ int pld__tp_threads_always_ok(const pld_world *w)
 {
     (void)w;
     return 1;
+}
+
+uint32_t pld__tp_sleep_prepare_none(pld_ctx *c)
+{
+    (void)c;
+    return 0;
+}
+
+int pld__tp_sleep_nap(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)
+{
+    (void)c, (void)ticket;
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
+                          .tv_nsec = (long)(timeout_ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+void pld__tp_sleep_end_none(pld_ctx *c)
+{
+    (void)c;
+}
+
+int pld__tp_no_peer_failure(pld_ctx *c)
+{
+    (void)c;
+    return 0;
 }

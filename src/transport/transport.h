@@ -3,7 +3,15 @@
  *
  * Primitives (src/prim) and collectives (src/coll) are written once against
  * this table. A transport fills every slot with designated initialisers; a
- * slot it cannot serve points at pld__tp_unsupported_* (never NULL).
+ * slot it cannot serve points at one of the shared fillers declared below
+ * (never NULL). docs/dev/transport.md describes every slot at length.
+ *
+ * Waiting is not a transport's business: the wait policy (src/prim/wait.c)
+ * spins, yields, sleeps, watches the deadline, the group's abort and the
+ * deadlock detector, once for every transport. A transport only loads a
+ * cell (signal_load), sleeps (sleep_prepare / sleep / sleep_end), wakes the
+ * sleepers of a rank (inside signal_update and abort) and reports a failure
+ * that only it can see (peer_failed).
  *
  * Offsets (`off`) are byte offsets into a rank's slice of a window buffer and
  * have been bounds-checked by the caller. */
@@ -15,7 +23,17 @@
 
 #include "pld/pld.h"
 
-struct pld__wait_desc; /* what a wait is waiting for; src/core/internal.h */
+/* Capability bits (pld_transport_ops.caps). */
+enum {
+    /* sleep returns early when signal_update or abort targets the sleeping
+     * rank: the wait policy may sleep in long slices. Without it sleep is a
+     * plain nap and the policy keeps naps short. */
+    PLD__TP_CAP_WAKE = 1u << 0,
+    /* Every rank's windows (window_peer_ptr) and every agent's state in the
+     * world's control block are live in every rank: the deadlock detector
+     * (src/check/deadlock.c) can judge the whole group from any rank. */
+    PLD__TP_CAP_DEADLOCK = 1u << 1,
+};
 
 typedef struct pld_transport_ops {
     size_t size; /* sizeof(struct pld_transport_ops): lets the table grow */
@@ -67,19 +85,50 @@ typedef struct pld_transport_ops {
     /* ---- signals ------------------------------------------------------- */
     /* Set or add `value` to the INT32 cell at `off` of peer's slice, with
      * release ordering (data issued before it is visible first), and wake the
-     * peer if it sleeps. */
+     * peer if it sleeps: the update is ordered before the look at the peer's
+     * sleepers (seq_cst on both), which pairs with sleep_prepare. Adds wrap.
+     * An error is reported through pld__kraise or the returned status. */
     pld_status (*signal_update)(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                 int32_t value, pld_notify_op op);
+    /* The calling rank's own cell at `off`, with acquire ordering: what the
+     * notifier wrote before its update is readable once the value is seen.
+     * Cheap enough to poll: the wait policy calls it in its spin loop. */
     int32_t (*signal_load)(pld_ctx *c, pld_window_buffer *buf, size_t off);
-    /* Blocks until this rank's cell satisfies the comparison (acquire), the
-     * group aborts (PLD_ERR_PEER / root cause), the wait times out
-     * (PLD_ERR_TIMEOUT) or a deadlock is detected (PLD_ERR_DEADLOCK). */
-    pld_status (*signal_wait)(pld_ctx *c, const struct pld__wait_desc *wd);
+
+    /* ---- sleeping (the wait policy's sleep phase) ---------------------- */
+    /* Registers the calling agent as a sleeper of its rank and returns the
+     * rank's wake ticket as read before the registration. A full barrier:
+     * the caller's re-check of the cell that follows cannot be ordered
+     * before the registration, so either that re-check sees a notify or the
+     * notifier sees the sleeper and bumps the ticket. Every call is paired
+     * with one sleep_end; signal_load runs in between, so a transport whose
+     * signal_load may end the kernel (pld__kraise) must register nothing
+     * that outlives it. Transports without a wake-up use
+     * pld__tp_sleep_prepare_none (no ticket, no ordering: a nap ends by
+     * itself, so no wake-up can be lost). */
+    uint32_t (*sleep_prepare)(pld_ctx *c);
+    /* Sleeps until the rank's ticket differs from `ticket` (a wake), or
+     * `timeout_ns` passes, or earlier for no reason (callers re-check).
+     * Returns 1 when the whole timeout ran out, 0 otherwise. Transports
+     * without a wake-up: pld__tp_sleep_nap (a plain nanosleep). */
+    int (*sleep)(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns);
+    /* Undoes sleep_prepare, whether sleep ran or not. */
+    void (*sleep_end)(pld_ctx *c);
 
     /* ---- ordering and failure ------------------------------------------ */
     void (*fence)(pld_ctx *c);
-    /* Makes every rank blocked in a wait (or entering one) return. */
+    /* Makes every rank blocked in a wait (or entering one) return: bumps
+     * every rank's ticket and wakes its sleepers, after the caller stored the
+     * abort status (pld__group_fail), or tells remote ranks some other way. */
     void (*abort)(pld_world *w);
+    /* 1 when this rank learned, by means only the transport has, that a peer
+     * failed the current launch (MPI: the abort cell another process set);
+     * polled by the wait policy now and then. Transports whose failures all
+     * reach the world's abort_status return 0: pld__tp_no_peer_failure. */
+    int (*peer_failed)(pld_ctx *c);
+
+    /* PLD__TP_CAP_* bits. */
+    unsigned caps;
 } pld_transport_ops;
 
 /* Returns the transport named `name`, or NULL. */
@@ -93,6 +142,10 @@ const char *pld__transport_default(void);
 /* Shared slot fillers for transports that need nothing special. */
 int pld__tp_program_sized(void);                 /* launcher_size: 0 */
 int pld__tp_threads_always_ok(const pld_world *w); /* threads_ok: 1 */
+uint32_t pld__tp_sleep_prepare_none(pld_ctx *c); /* sleep_prepare: no ticket (0) */
+int pld__tp_sleep_nap(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns); /* sleep: nanosleep */
+void pld__tp_sleep_end_none(pld_ctx *c);         /* sleep_end: nothing */
+int pld__tp_no_peer_failure(pld_ctx *c);         /* peer_failed: 0 */
 
 extern const pld_transport_ops pld__tp_thread_ops;
 extern const pld_transport_ops pld__tp_process_ops;

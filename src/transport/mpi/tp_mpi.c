@@ -370,7 +370,14 @@ const pld_transport_ops pld__tp_mpi_ops = {
     .accumulate = pld__mpi_accumulate,
     .signal_update = pld__mpi_signal_update,
     .signal_load = pld__mpi_signal_load,
-    .signal_wait = pld__mpi_signal_wait,
+    /* no wake-up across machines: the policy naps */
+    .sleep_prepare = pld__tp_sleep_prepare_none,
+    .sleep = pld__tp_sleep_nap,
+    .sleep_end = pld__tp_sleep_end_none,
     .fence = pld__mpi_fence,
     .abort = pld__mpi_abort,
+    .peer_failed = pld__mpi_peer_failed,
+    /* no CAP_DEADLOCK: a peer's windows and agent states are not all
+     * visible here; CAP_WAKE: none */
+    .caps = 0,
 };

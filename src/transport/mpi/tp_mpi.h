@@ -76,9 +76,9 @@ void pld__mpi_fence(pld_ctx *c);
 pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                 int32_t value, pld_notify_op op);
 int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
-pld_status pld__mpi_signal_wait(pld_ctx *c, const pld__wait_desc *wd);
 void pld__mpi_abort(pld_world *w);
-/* 1 once a peer has aborted the current launch. */
-int pld__mpi_abort_seen(pld_world *w);
+/* 1 once a peer has aborted the current launch (its abort cell in this
+ * rank's control window), or the control window itself failed. */
+int pld__mpi_peer_failed(pld_ctx *c);
 
 #endif

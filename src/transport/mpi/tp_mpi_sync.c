@@ -1,8 +1,9 @@
 /* Signals on MPI windows. A notify is an MPI_Accumulate (MPI_REPLACE for
  * Set, MPI_SUM for AtomicAdd) on the peer's cell, completed before it
- * returns; a wait reads its own cell with MPI_Fetch_and_op(MPI_NO_OP), the
- * read MPI guarantees atomic against those accumulates, and drives MPI's
- * progress on transports that need the target to call in.
+ * returns; a load of the own cell (what the wait policy polls) is an
+ * MPI_Fetch_and_op(MPI_NO_OP), the read MPI guarantees atomic against those
+ * accumulates, and drives MPI's progress on transports that need the
+ * target to call in.
  *
  * Every signal operation uses MPI_UINT32_T: MPI only promises atomicity
  * between accumulates of the same basic type, and unsigned adds wrap.
@@ -12,21 +13,13 @@
  * seq_cst read-modify-write orders the copies before it, an acquire load
  * the reads after it. MPI_Accumulate plus MPI_Win_sync of every window made
  * a P=2 barrier ~0.8 us here; the atomics make it the process transport's.
- * Waits still call MPI now and then (the abort cell), which keeps MPI's
- * progress going for the control window.
+ * Waits still call MPI now and then (the abort cell, through peer_failed),
+ * which keeps MPI's progress going for the control window.
  *
- * Waiting: spin, then yield the core, then sleep in growing slices (there is
- * no futex across machines). A failing rank sets the abort cell of every
- * peer's control window; waits poll it too. */
-#include <sched.h>
-#include <time.h>
-
+ * There is no wake-up across machines: the wait policy's sleep is a plain
+ * nap here (pld__tp_sleep_nap), which it keeps short. A failing rank sets
+ * the abort cell of every peer's control window; peer_failed reads it. */
 #include "transport/mpi/tp_mpi.h"
-
-/* Spinning polls between two looks at the abort cell and the clock. */
-#define TP_MPI_CHECK_EVERY 64
-/* Longest sleep between two polls once a wait has gone quiet. */
-#define TP_MPI_SLEEP_MAX_NS 200000
 
 static uint32_t fetch_cell(pld_ctx *c, MPI_Win win, int rank, size_t off, const char *what)
 {
@@ -85,72 +78,15 @@ int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off)
     return v;
 }
 
-int pld__mpi_abort_seen(pld_world *w)
+int pld__mpi_peer_failed(pld_ctx *c)
 {
-    tp_mpi_state *s = tp_mpi_state_of(w);
+    tp_mpi_state *s = tp_mpi_state_of(c->w);
     uint32_t none = 0, v = 0;
     if (MPI_Fetch_and_op(&none, &v, MPI_UINT32_T, s->rank, TP_MPI_CTL_ABORT, MPI_NO_OP,
                          s->ctl_win) != MPI_SUCCESS ||
         MPI_Win_flush(s->rank, s->ctl_win) != MPI_SUCCESS)
         return 1; /* the control window itself failed: stop waiting */
     return v != 0;
-}
-
-static void sleep_ns(long ns)
-{
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
-}
-
-pld_status pld__mpi_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
-{
-    pld_world *w = c->w;
-    MPI_Win win = tp_mpi_win_of(wd->buf);
-    _Atomic uint32_t *cell = mapped_cell(wd->buf, c->rank, wd->off);
-    uint64_t start = pld__now_ns();
-    uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
-    long nap = 1000;
-    for (long i = 0;; i++) {
-        if (cell) {
-            if (pld__wait_satisfied((int32_t)atomic_load_explicit(cell, memory_order_acquire),
-                                    wd->expected, wd->cmp))
-                return PLD_OK;
-        } else if (pld__wait_satisfied((int32_t)fetch_cell(c, win, c->rank, wd->off,
-                                                           wd->buf->name),
-                                       wd->expected, wd->cmp)) {
-            pld__mpi_sync_windows(w);
-            atomic_thread_fence(memory_order_seq_cst);
-            return PLD_OK;
-        }
-        /* spinning: look at the abort cell and the clock now and then; a
-         * mapped cell is read in nanoseconds, so pause between reads as the
-         * shared-memory transports do (an MPI read takes long enough) */
-        if (i < (long)w->spin && i % TP_MPI_CHECK_EVERY != TP_MPI_CHECK_EVERY - 1) {
-            if (cell)
-                pld__cpu_relax();
-            continue;
-        }
-        if (pld__aborted(c))
-            return PLD_ERR_PEER;
-        if (pld__mpi_abort_seen(w)) {
-            /* tell this rank's other cores; the launch finds the root cause */
-            int32_t zero = 0;
-            atomic_compare_exchange_strong(&c->sh->abort_status, &zero, (int32_t)PLD_ERR_PEER);
-            return PLD_ERR_PEER;
-        }
-        uint64_t now = pld__now_ns();
-        if (now >= deadline)
-            return PLD_ERR_TIMEOUT;
-        if (i < (long)w->spin)
-            continue;
-        /* then hand the core away for a while, then sleep in growing naps */
-        if (now - start < 2000000u) {
-            sched_yield();
-        } else {
-            sleep_ns(nap);
-            nap = nap * 2 > TP_MPI_SLEEP_MAX_NS ? TP_MPI_SLEEP_MAX_NS : nap * 2;
-        }
-    }
 }
 
 void pld__mpi_abort(pld_world *w)

@@ -331,9 +331,9 @@ static pld_status tp_proc_signal_update(pld_ctx *c, pld_window_buffer *buf, int 
     return pld__shm_signal_update(c, buf, peer, off, value, op, 1);
 }
 
-static pld_status tp_proc_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
+static int tp_proc_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)
 {
-    return pld__shm_signal_wait(c, wd, 1);
+    return pld__shm_sleep(c, ticket, timeout_ns, 1);
 }
 
 static void tp_proc_abort(pld_world *w)
@@ -368,7 +368,12 @@ const pld_transport_ops pld__tp_process_ops = {
     .accumulate = pld__shm_accumulate,
     .signal_update = tp_proc_signal_update,
     .signal_load = pld__shm_signal_load,
-    .signal_wait = tp_proc_signal_wait,
+    .sleep_prepare = pld__shm_sleep_prepare,
+    .sleep = tp_proc_sleep,
+    .sleep_end = pld__shm_sleep_end,
     .fence = pld__shm_fence,
     .abort = tp_proc_abort,
+    /* a dead worker reaches abort_status through the host's reaper */
+    .peer_failed = pld__tp_no_peer_failure,
+    .caps = PLD__TP_CAP_WAKE | PLD__TP_CAP_DEADLOCK,
 };

@@ -6,8 +6,11 @@
 
 #include "core/internal.h"
 
-/* futex on a 32-bit word; `shared` selects cross-process futexes. */
+/* futex on a 32-bit word; `shared` selects cross-process futexes. A
+ * negative timeout waits for ever. Returns ETIMEDOUT when the timeout ran
+ * out, 0 otherwise (woken, word already changed, interrupted). */
 int pld__futex_wait(_Atomic uint32_t *word, uint32_t expected, int timeout_ms, int shared);
+int pld__futex_wait_ns(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns, int shared);
 void pld__futex_wake(_Atomic uint32_t *word, int shared);
 
 /* Direct address of peer's slice of a window (base + peer*stride). */
@@ -30,10 +33,13 @@ pld_status pld__shm_accumulate_at(unsigned char *dst, const void *src, size_t co
 int32_t pld__shm_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
 void pld__shm_fence(pld_ctx *c);
 
-/* Signal update / wait / abort; `shared` = futexes cross processes. */
+/* Signal update, sleep / wake, abort (shm_sync.c); `shared` = futexes
+ * cross processes. The sleep slots sleep on the rank's wake_seq. */
 pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                                   int32_t value, pld_notify_op op, int shared);
-pld_status pld__shm_signal_wait(pld_ctx *c, const pld__wait_desc *wd, int shared);
+uint32_t pld__shm_sleep_prepare(pld_ctx *c);
+int pld__shm_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns, int shared);
+void pld__shm_sleep_end(pld_ctx *c);
 void pld__shm_abort(pld_world *w, int shared);
 
 #endif

@@ -222,9 +222,9 @@ static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, in
     return pld__shm_signal_update(c, buf, peer, off, value, op, 0);
 }
 
-static pld_status tp_thread_signal_wait(pld_ctx *c, const pld__wait_desc *wd)
+static int tp_thread_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)
 {
-    return pld__shm_signal_wait(c, wd, 0);
+    return pld__shm_sleep(c, ticket, timeout_ns, 0);
 }
 
 static void tp_thread_abort(pld_world *w)
@@ -254,7 +254,12 @@ const pld_transport_ops pld__tp_thread_ops = {
     .accumulate = pld__shm_accumulate,
     .signal_update = tp_thread_signal_update,
     .signal_load = pld__shm_signal_load,
-    .signal_wait = tp_thread_signal_wait,
+    .sleep_prepare = pld__shm_sleep_prepare,
+    .sleep = tp_thread_sleep,
+    .sleep_end = pld__shm_sleep_end,
     .fence = pld__shm_fence,
     .abort = tp_thread_abort,
+    /* one process: every failure is in the world's abort_status */
+    .peer_failed = pld__tp_no_peer_failure,
+    .caps = PLD__TP_CAP_WAKE | PLD__TP_CAP_DEADLOCK,
 };

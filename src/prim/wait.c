@@ -1,0 +1,162 @@
+/* The wait policy: the one loop every pld_wait that does not find its
+ * condition met at once runs, whatever the transport. Transports only load
+ * the cell (signal_load), sleep (sleep_prepare / sleep / sleep_end), wake a
+ * rank (inside signal_update and abort) and report failures only they can
+ * see (peer_failed); see src/transport/transport.h.
+ *
+ * Phases:
+ *   spin   w->spin polls with a PAUSE between them (a sched_yield every 256:
+ *          ranks may share a core even when there are enough cores); a look
+ *          at the transport's failure report and the clock every 64.
+ *   yield  w->yields rounds of sched_yield + poll: oversubscribed, the rank
+ *          we wait for is usually runnable on our core, and handing it the
+ *          core (a microsecond) beats sleeping and being woken (several).
+ *   sleep  publish the wait for the deadlock report, then rounds of:
+ *          register as a sleeper (sleep_prepare), mark the agent BLOCKED,
+ *          re-check the cell and the abort status, sleep, unregister.
+ *          A transport that wakes (PLD__TP_CAP_WAKE) sleeps in slices of
+ *          SLEEP_SLICE_NS, after each quiet one of which the deadlock
+ *          detector runs (PLD__TP_CAP_DEADLOCK); one that cannot wake keeps
+ *          yielding for YIELD_WINDOW_NS from the start of the wait, then
+ *          naps from NAP_FIRST_NS, doubling up to NAP_MAX_NS.
+ * Every phase ends the wait on the group's abort (PLD_ERR_PEER), a peer
+ * failure the transport reports (PLD_ERR_PEER, recorded in abort_status so
+ * this rank's other cores leave too) and the deadline (PLD_ERR_TIMEOUT).
+ *
+ * No lost wake-ups: sleep_prepare reads the rank's wake ticket, registers
+ * the sleeper and fences; the re-check that follows either sees the notify,
+ * or the notifier (update, then look at the sleepers) saw the sleeper and
+ * bumped the ticket, so sleep returns at once. Aborts bump every ticket
+ * after storing the abort status, which the re-check reads. */
+#include <sched.h>
+
+#include "check/check.h"
+#include "prim/wait.h"
+
+/* Waking transports: how often a sleeper looks at deadline and deadlock
+ * (detection is promised within 200 ms). */
+#define SLEEP_SLICE_NS 50000000ull
+/* Transports without a wake-up: yield this long, then nap, growing. */
+#define YIELD_WINDOW_NS 2000000ull
+#define NAP_FIRST_NS 1000ull
+#define NAP_MAX_NS 200000ull
+/* Spin polls between two looks at the transport's failure report and the
+ * clock (an MPI call, a clock read: cheap, not free). */
+#define CHECK_EVERY 64
+
+static inline int cell_ok(pld_ctx *c, const pld__wait_desc *wd)
+{
+    return pld__wait_satisfied(c->tp->signal_load(c, wd->buf, wd->off), wd->expected, wd->cmp);
+}
+
+/* A failure only the transport can see (MPI: a peer's abort). Recorded in
+ * abort_status so this rank's other cores leave too; the launch finds the
+ * root cause. */
+static int peer_failed(pld_ctx *c)
+{
+    if (PLD__LIKELY(!c->tp->peer_failed(c)))
+        return 0;
+    int32_t zero = 0;
+    atomic_compare_exchange_strong(&c->sh->abort_status, &zero, (int32_t)PLD_ERR_PEER);
+    return 1;
+}
+
+static void publish_wait(pld__agent *ag, const pld__wait_desc *wd)
+{
+    pld__wait_rec *rec = &ag->wait;
+    atomic_store_explicit(&rec->buf_id, wd->buf->id, memory_order_relaxed);
+    atomic_store_explicit(&rec->cmp, (int32_t)wd->cmp, memory_order_relaxed);
+    atomic_store_explicit(&rec->expected, wd->expected, memory_order_relaxed);
+    atomic_store_explicit(&rec->ndim, wd->ndim, memory_order_relaxed);
+    atomic_store_explicit(&rec->off, (int64_t)wd->off, memory_order_relaxed);
+    for (int i = 0; i < wd->ndim; i++)
+        atomic_store_explicit(&rec->coords[i], wd->coords[i], memory_order_relaxed);
+}
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
+{
+    const pld_transport_ops *tp = c->tp;
+    pld_world *w = c->w;
+    uint64_t start = pld__now_ns();
+    uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
+
+    /* ---- spin ----------------------------------------------------------- */
+    for (int i = 0; i < w->spin; i++) {
+        if (cell_ok(c, wd))
+            return PLD_OK;
+        if (pld__aborted(c))
+            return PLD_ERR_PEER;
+        if ((i & (CHECK_EVERY - 1)) == CHECK_EVERY - 1) {
+            if (peer_failed(c))
+                return PLD_ERR_PEER;
+            if (pld__now_ns() >= deadline)
+                return PLD_ERR_TIMEOUT;
+        }
+        pld__cpu_relax();
+        if ((i & 255) == 255)
+            sched_yield();
+    }
+
+    /* ---- yield ---------------------------------------------------------- */
+    for (int i = 0; i < w->yields; i++) {
+        sched_yield();
+        if (cell_ok(c, wd))
+            return PLD_OK;
+        if (pld__aborted(c) || peer_failed(c))
+            return PLD_ERR_PEER;
+        if (pld__now_ns() >= deadline)
+            return PLD_ERR_TIMEOUT;
+    }
+
+    /* ---- sleep ---------------------------------------------------------- */
+    pld__agent *ag = c->ag;
+    int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
+    int detect = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
+    uint64_t nap = NAP_FIRST_NS;
+    publish_wait(ag, wd);
+    for (;;) {
+        uint64_t now = pld__now_ns();
+        uint64_t left = deadline > now ? deadline - now : 0;
+        uint32_t ticket = tp->sleep_prepare(c);
+        atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
+        int done = cell_ok(c, wd);
+        int aborted = atomic_load_explicit(&c->sh->abort_status, memory_order_seq_cst) != 0;
+        int quiet = 0; /* a whole slice passed without a wake-up */
+        if (!done && !aborted) {
+            if (wakes) {
+                quiet = tp->sleep(c, ticket, min_u64(SLEEP_SLICE_NS, left));
+            } else if (now - start < YIELD_WINDOW_NS) {
+                sched_yield();
+            } else {
+                quiet = tp->sleep(c, ticket, min_u64(nap, left));
+                nap = min_u64(nap * 2, NAP_MAX_NS);
+            }
+        }
+        atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
+        tp->sleep_end(c);
+        if (done)
+            return PLD_OK;
+        if (aborted)
+            return PLD_ERR_PEER;
+        if (cell_ok(c, wd))
+            return PLD_OK;
+        if (peer_failed(c))
+            return PLD_ERR_PEER;
+        if (quiet && detect) {
+            /* Re-enter the blocked state for the check: the detector only
+             * declares a deadlock when this agent is counted as blocked. */
+            atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
+            int dead = pld__deadlock_check(w);
+            atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
+            if (dead)
+                return PLD_ERR_PEER; /* the report is the group's root cause */
+        }
+        if (pld__now_ns() >= deadline)
+            return PLD_ERR_TIMEOUT;
+    }
+}
