@@ -17,6 +17,7 @@ enum { AG_NONE = 0, AG_READY, AG_WAITING, AG_JOINING, AG_DONE };
 typedef struct sched_agent {
     int state;
     pld__wait_desc wd;  /* AG_WAITING: what it waits for */
+    int sleeping;       /* asleep on cv (else yielding, about to look again) */
     pthread_cond_t cv;  /* signalled when the token comes to it */
 } sched_agent;
 
@@ -24,7 +25,7 @@ typedef struct sched_agent {
 struct pld__sched {
     pthread_mutex_t mu;
     int nagents, cores;
-    int turn;            /* agent holding the token; -1 while none runs */
+    _Atomic int turn;    /* agent holding the token; -1 while none runs */
     uint64_t rng;
     unsigned stay;       /* keep the running agent with probability 1 - 1/stay */
     pld_world *w;
@@ -167,14 +168,41 @@ static int pick_or_deadlock(struct pld__sched *s, int cur)
     return choose(s, -1);
 }
 
-/* Hands the token to `next` and sleeps until it comes back to `me`. */
+/* Yields to the token's holder this many times before sleeping: a thread
+ * woken from a condition variable takes tens of microseconds to run on a
+ * busy machine, one that yields picks the token up at its next turn. */
+#define SCHED_YIELDS 64
+
+/* Waits, with the lock held, until the token comes to `me`. */
+static void await_turn(struct pld__sched *s, int me)
+{
+    for (int i = 0; i < SCHED_YIELDS && atomic_load(&s->turn) != me; i++) {
+        pthread_mutex_unlock(&s->mu);
+        sched_yield();
+        pthread_mutex_lock(&s->mu);
+    }
+    while (atomic_load(&s->turn) != me) {
+        s->ag[me].sleeping = 1;
+        pthread_cond_wait(&s->ag[me].cv, &s->mu);
+        s->ag[me].sleeping = 0;
+    }
+}
+
+/* Gives the token to `next` (-1: nobody), waking it if it sleeps. */
+static void give(struct pld__sched *s, int next)
+{
+    atomic_store(&s->turn, next);
+    if (next >= 0 && s->ag[next].sleeping)
+        pthread_cond_signal(&s->ag[next].cv);
+}
+
+/* Hands the token to `next` and waits until it comes back to `me`. */
 static void hand_over(struct pld__sched *s, int me, int next)
 {
-    s->turn = next;
-    if (next >= 0 && next != me)
-        pthread_cond_signal(&s->ag[next].cv);
-    while (s->turn != me)
-        pthread_cond_wait(&s->ag[me].cv, &s->mu);
+    if (next == me)
+        return;
+    give(s, next);
+    await_turn(s, me);
 }
 
 void pld__sched_launch_begin(pld_world *w)
@@ -192,7 +220,9 @@ void pld__sched_launch_begin(pld_world *w)
     s->stay = stays[r % (sizeof stays / sizeof stays[0])];
     for (int i = 0; i < s->nagents; i++)
         s->ag[i].state = i % s->cores == 0 ? AG_READY : AG_NONE;
-    s->turn = choose(s, -1);
+    pthread_mutex_lock(&s->mu);
+    atomic_store(&s->turn, choose(s, -1));
+    pthread_mutex_unlock(&s->mu);
 }
 
 void pld__sched_launch_end(pld_world *w, pld_status st)
@@ -222,8 +252,7 @@ void pld__sched_agent_begin(pld_ctx *c)
     c->sched_on = 1;
     int me = agent_of(c);
     pthread_mutex_lock(&s->mu);
-    while (s->turn != me)
-        pthread_cond_wait(&s->ag[me].cv, &s->mu);
+    await_turn(s, me);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -235,10 +264,7 @@ void pld__sched_agent_end(pld_ctx *c)
     int me = agent_of(c);
     pthread_mutex_lock(&s->mu);
     s->ag[me].state = AG_DONE;
-    int next = pick_or_deadlock(s, -1);
-    s->turn = next;
-    if (next >= 0)
-        pthread_cond_signal(&s->ag[next].cv);
+    give(s, pick_or_deadlock(s, -1));
     pthread_mutex_unlock(&s->mu);
     c->sched_on = 0;
 }
@@ -314,7 +340,7 @@ pld_status pld__sched_wait(pld_ctx *c, const pld__wait_desc *wd)
     s->ag[me].wd = *wd;
     s->ag[me].state = AG_WAITING;
     atomic_store(&c->ag->state, PLD__RS_BLOCKED);
-    while (!runnable(s, me) || s->turn != me)
+    while (!runnable(s, me) || atomic_load(&s->turn) != me)
         hand_over(s, me, pick_or_deadlock(s, -1));
     s->ag[me].state = AG_READY;
     atomic_store(&c->ag->state, PLD__RS_RUNNING);
