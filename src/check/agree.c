@@ -9,7 +9,27 @@
 #include "check/agree.h"
 
 /* Slot of one call in a rank's slice: one wire record, cache-line padded. */
-#define SLOT_BYTES ((sizeof(pld__fp_wire) + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1))
+/* A slot: one cache line with the call's number and a hash of its
+ * description (pld__agree_head) -- all a neighbour reads when the calls
+ * agree, one line to move between cores -- then the description itself,
+ * read only to name a disagreement. */
+#define LINE_UP(n) (((n) + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1))
+#define BODY_OFF LINE_UP(sizeof(pld__agree_head))
+#define SLOT_BYTES (BODY_OFF + LINE_UP(sizeof(pld__fp_wire)))
+/* The compared part of a description: everything before the in-flight mark. */
+#define COMPARED offsetof(pld__fp_wire, inflight)
+_Static_assert(COMPARED % sizeof(uint64_t) == 0, "the description hashes as whole words");
+
+static uint64_t fp_hash(const pld__fp_wire *w)
+{
+    uint64_t words[COMPARED / sizeof(uint64_t)], h = 0x9e3779b97f4a7c15ull;
+    memcpy(words, w, sizeof words);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        h = (h ^ words[i]) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
 
 static const char *kind_name(int32_t k)
 {
@@ -69,13 +89,19 @@ void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
     a->wire.seq = ++c->agree_calls;
     a->wire.launch = c->sh->launch_seq;
     a->wire.inflight = 1;
+    a->head.seq = a->wire.seq;
+    a->head.launch = a->wire.launch;
+    a->head.hash = fp_hash(&a->wire);
     /* published before this rank's first notify of the call: the notify
      * releases it to whoever waits for that notify */
     size_t off = slot_off(c->agree_calls);
-    if (a->mine)
-        memcpy(a->mine + off, &a->wire, sizeof a->wire);
-    else
-        c->tp->put(c, agree_buf(c->w), c->rank, off, &a->wire, sizeof a->wire);
+    if (a->mine) {
+        memcpy(a->mine + off + BODY_OFF, &a->wire, sizeof a->wire);
+        memcpy(a->mine + off, &a->head, sizeof a->head);
+    } else {
+        c->tp->put(c, agree_buf(c->w), c->rank, off + BODY_OFF, &a->wire, sizeof a->wire);
+        c->tp->put(c, agree_buf(c->w), c->rank, off, &a->head, sizeof a->head);
+    }
     c->agree_pending = c->nranks > 1;
 }
 
@@ -85,7 +111,7 @@ void pld__agree_leave(pld_ctx *c)
     if (!a || c->depth > 0 || c->core > 0 || !c->agree_calls)
         return;
     static const int32_t zero = 0;
-    size_t off = slot_off(c->agree_calls) + offsetof(pld__fp_wire, inflight);
+    size_t off = slot_off(c->agree_calls) + BODY_OFF + offsetof(pld__fp_wire, inflight);
     c->agree_pending = 0;
     if (a->mine)
         memcpy(a->mine + off, &zero, sizeof zero);
@@ -230,15 +256,20 @@ void pld__agree_verify(pld_ctx *c)
      * its in-flight mark: having heard from every rank, it may already be
      * leaving the call and clearing the mark (pld__agree_leave) while we
      * read. Everything before the mark is compared; the mark is not read. */
-    size_t off = slot_off(c->agree_calls), n = offsetof(pld__fp_wire, inflight);
-    if (a->left && !memcmp(a->left + off, &a->wire, n))
-        return; /* the common case: one compare of two cache-resident blocks */
+    size_t off = slot_off(c->agree_calls);
+    pld__agree_head h;
+    if (a->left)
+        memcpy(&h, a->left + off, sizeof h);
+    else
+        c->tp->get(c, &h, agree_buf(c->w), left, off, sizeof h);
+    if (h.seq == a->head.seq && h.launch == a->head.launch && h.hash == a->head.hash)
+        return; /* the common case: one cache line from the neighbour */
     pld__fp_wire theirs;
     memset(&theirs, 0, sizeof theirs);
     if (a->left)
-        memcpy(&theirs, a->left + off, n);
+        memcpy(&theirs, a->left + off + BODY_OFF, COMPARED);
     else
-        c->tp->get(c, &theirs, agree_buf(c->w), left, off, n);
+        c->tp->get(c, &theirs, agree_buf(c->w), left, off + BODY_OFF, COMPARED);
     theirs.inflight = 1;
     char msg[512];
     if (fp_diff(c->w, &a->wire, &theirs, left, msg, sizeof msg))
@@ -252,8 +283,8 @@ static int latest(pld_world *w, int r, pld__fp_wire *out)
     if (!p)
         return 0;
     pld__fp_wire s0, s1;
-    memcpy(&s0, p, sizeof s0);
-    memcpy(&s1, p + SLOT_BYTES, sizeof s1);
+    memcpy(&s0, p + BODY_OFF, sizeof s0);
+    memcpy(&s1, p + SLOT_BYTES + BODY_OFF, sizeof s1);
     *out = s0.seq > s1.seq ? s0 : s1;
     return out->seq != 0 && out->inflight && out->launch == w->sh->launch_seq;
 }

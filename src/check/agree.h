@@ -17,10 +17,19 @@
 
 #include "hook/hook.h"
 
-/* A rank's side of the check (pld_ctx.agree_fp). */
+/* The first line of a rank's slot: the call's number and a hash of its
+ * description, all a neighbour reads when the calls agree. */
+typedef struct pld__agree_head {
+    uint64_t seq;
+    uint32_t launch, pad;
+    uint64_t hash;
+} pld__agree_head;
+
+/* A rank's side of the check (pld_ctx.agree). */
 typedef struct pld__agree_ctx {
     const char *api;          /* the current call */
     pld__fp_wire wire;        /* its description as published */
+    pld__agree_head head;     /* the slot's first line, as published */
     unsigned char *mine;      /* this rank's slots, when mapped here */
     const unsigned char *left; /* the left neighbour's */
 } pld__agree_ctx;
