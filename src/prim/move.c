@@ -28,7 +28,7 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
-    if (PLD__UNLIKELY(c->w->race)) {
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE)) {
         pld__race_access(c, api, buf, peer, 0, wr, atomic == PLD_ATOMIC_ADD ? 2 : 1);
         pld__race_tensor(c, api, src, sr, 0);
     }
@@ -92,7 +92,7 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
     pld__runs it;
     size_t aoff, woff, n, esz = pld_dtype_size(dtype);
     uint64_t t0 = pld__trace_begin(c);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_access(c, api, buf, peer, 0, wr, 0);
     const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
     pld__runs_init(&it, ar, wr);
@@ -127,7 +127,7 @@ void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const 
     size_t doff, woff, n;
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
-    if (PLD__UNLIKELY(c->w->race)) {
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE)) {
         pld__race_access(c, api, buf, peer, 0, wr, 0);
         pld__race_tensor(c, api, dst, dr, 1);
     }

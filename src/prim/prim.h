@@ -5,6 +5,7 @@
 #include "check/check.h"
 #include "check/explore.h"
 #include "core/internal.h"
+#include "hook/hook.h"
 #include "trace/trace.h"
 #include "prim/region.h"
 
@@ -66,7 +67,7 @@ int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_red
 int pld__reduce3_buf(void *out, const void *l, const void *x, size_t n, pld_dtype dtype,
                      pld_reduce_op op);
 
-/* Race checker hooks (only called when c->w->race is set). */
+/* Race checker hooks (only called when the agent has the PLD__OBS_RACE observer). */
 void pld__race_release(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off);
 void pld__race_acquire(pld_ctx *c, pld_window_buffer *buf, size_t off);
 /* An access to owner's slice of buf: the region of an array starting `base`

@@ -89,7 +89,7 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
 void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
                               int peer, int64_t row, int64_t col, pld_reduce_op op)
 {
-    if (!c->ir && !c->w->race && acc->rows == 1) {
+    if (!pld__observed(c) && acc->rows == 1) {
         pld__check_live(c);
         size_t esz = pld_dtype_size(src.dtype);
         size_t woff = (size_t)(row * src.shape[1] + col) * esz;

@@ -36,7 +36,7 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
 {
     static const char api[] = "pld_notify";
     pld__sched_point(c);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
     pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
     if (st != PLD_OK)
@@ -99,7 +99,7 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
     /* fast path: already satisfied, no clock reads */
     int32_t v = c->tp->signal_load(c, signal.buf, wd->off);
     if (pld__wait_satisfied(v, wd->expected, wd->cmp)) {
-        if (PLD__UNLIKELY(c->w->race))
+        if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
             pld__race_acquire(c, signal.buf, wd->off);
         return;
     }
@@ -108,7 +108,7 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
                                                                       : pld__wait_policy(c, wd);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK)) {
-        if (PLD__UNLIKELY(c->w->race))
+        if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
             pld__race_acquire(c, signal.buf, wd->off);
         pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
         return;

@@ -233,7 +233,7 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
                         &sr);
     pld__region_of_tile(dst, &tr);
     pld__region_pad(&tr, sr.nd);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, api, src.data, &sr, 0);
     pld__copy_region(dst->data, &tr, src.data, &sr);
     if (c->ir)
@@ -254,7 +254,7 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
                         &dr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&tr, dr.nd);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, api, dst.data, &dr, 1);
     pld__copy_region(dst.data, &dr, src->data, &tr);
     if (c->ir)
@@ -276,7 +276,7 @@ void pld__load_checked(pld_ctx *c, pld_tile *dst, pld_tensor src, int64_t row, i
     pld__region_rect(src.shape[0], src.shape[1], row, col, dst->rows, dst->cols,
                      pld_dtype_size(dst->dtype), &sr);
     pld__region_of_tile(dst, &tr);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, "pld_load", src.data, &sr, 0);
     pld__copy_region(dst->data, &tr, src.data, &sr);
 }
@@ -293,7 +293,7 @@ void pld__store_checked(pld_ctx *c, const pld_tile *src, pld_tensor dst, int64_t
     pld__region_rect(dst.shape[0], dst.shape[1], row, col, src->rows, src->cols,
                      pld_dtype_size(src->dtype), &dr);
     pld__region_of_tile(src, &tr);
-    if (PLD__UNLIKELY(c->w->race))
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, "pld_store", dst.data, &dr, 1);
     pld__copy_region(dst.data, &dr, src->data, &tr);
 }

@@ -324,7 +324,7 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
     xfer_plan p;
     size_t esz = pld_dtype_size(dst.dtype);
     pld__check_live(c);
-    if (!c->w->race && src.shape[1] == dst.shape[1]) {
+    if (!(c->obs & PLD__OBS_RACE) && src.shape[1] == dst.shape[1]) {
         rows_run r = rows_as_run(c, dst.buf, peer, dst.shape[1] * (int64_t)esz, dst_row, src.data,
                                  src_row, rows);
         if (!r.self_overlap) {
@@ -351,7 +351,7 @@ void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dten
     xfer_plan p;
     size_t esz = pld_dtype_size(src.dtype);
     pld__check_live(c);
-    if (!c->w->race && src.shape[1] == dst.shape[1]) {
+    if (!(c->obs & PLD__OBS_RACE) && src.shape[1] == dst.shape[1]) {
         rows_run r = rows_as_run(c, src.buf, peer, src.shape[1] * (int64_t)esz, src_row, dst.data,
                                  dst_row, rows);
         if (!r.self_overlap) {
