@@ -12,7 +12,11 @@
  *   PLD_PIN              1: pin rank r to CPU r mod n, 0: never (default: pin
  *                        when ranks outnumber the CPUs this process may use)
  *   PLD_MPI_SHM          0: the mpi transport moves data with MPI RMA even when
- *                        every rank shares this node's memory (default 1) */
+ *                        every rank shares this node's memory (default 1)
+ *   PLD_SCHED            a seed: run launches under the schedule explorer
+ *                        (src/check/explore.c; thread and process transports)
+ *   PLD_MUTANT           the planted protocol bug to switch on, in the test
+ *                        library pld_mutants only (src/coll/mutant.c) */
 #include <stdlib.h>
 #include <string.h>
 
