@@ -125,6 +125,11 @@ void pld__call_leave(pld_ctx *c, pld_dtensor signal)
         pld__agree_leave(c);
 }
 
+int pld__call_explain_stuck(pld_world *w, char *out, size_t n)
+{
+    return pld__agree_explain(w, out, n);
+}
+
 void pld__note(pld_ctx *c, const char *fmt, ...)
 {
     if (!(c->obs & PLD__OBS_LIST))

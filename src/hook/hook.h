@@ -118,5 +118,9 @@ static inline void pld__call_round(pld_ctx *c)
 }
 /* It returns. */
 void pld__call_leave(pld_ctx *c, pld_dtensor signal);
+/* A wait in a builtin timed out: if the ranks are stuck in disagreeing
+ * calls (where their descriptions can be read from here), writes that
+ * disagreement into out and returns 1. */
+int pld__call_explain_stuck(pld_world *w, char *out, size_t n);
 
 #endif

@@ -114,7 +114,14 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
         return;
     }
     if (st == PLD_ERR_TIMEOUT) {
-        char cell[96];
+        char cell[96], why[1024];
+        /* where no deadlock detector runs (mpi), ranks stuck in disagreeing
+         * builtin calls end here: name the disagreement, not the wait */
+        if ((c->obs & PLD__OBS_AGREE) && c->depth > 0 &&
+            pld__call_explain_stuck(c->w, why, sizeof why)) {
+            pld__group_fail(c->w, PLD_ERR_ARG, why);
+            pld__kexit_aborted(c);
+        }
         pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",
                     signal.buf->name, pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim),
                     cmp_name(wd->cmp), (int)wd->expected, c->w->wait_timeout_ms,
