@@ -425,7 +425,9 @@ static void run_mismatch(args *a, const expect *e) {
     if (st != PLD_OK) reset_signals(a);
     if (pld_is_root_process(world)) printf("%s: %s: %s\n", e->what, pld_status_name(st), msg);
     /* mpi has no deadlock detector: a deadlock ends in the wait timeout
-     * (PLD_WAIT_TIMEOUT_MS, set small for this test) on every rank */
+     * (PLD_WAIT_TIMEOUT_MS, set small for this test), which names the
+     * disagreement where the ranks' call descriptions are shared memory and
+     * says only what timed out over MPI RMA (PLD_MPI_SHM=0) */
     if (e->deadlock && !strcmp(pld_world_transport(world), "mpi") && st == PLD_ERR_TIMEOUT) {
         if (!strstr(msg, "timed out"))
             report("%s: %s, but the message does not say what timed out: %s\n", e->what, st);
