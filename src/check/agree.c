@@ -8,7 +8,6 @@
 
 #include "check/agree.h"
 
-/* Slot of one call in a rank's slice: one wire record, cache-line padded. */
 /* A slot: one cache line with the call's number and a hash of its
  * description (pld__agree_head) -- all a neighbour reads when the calls
  * agree, one line to move between cores -- then the description itself,
