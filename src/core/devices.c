@@ -1,19 +1,26 @@
 /* Device-id lists: "0,1", "0-3", "4,5", "0-1,6-7". */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/devices.h"
 
+/* Device ids are ints; anything larger is out of range, not wrapped. */
+#define DEVICE_MAX 2147483647L
+
+/* Reads one id; 0 if there is none, -1 if it is out of [0, DEVICE_MAX]. */
 static int parse_num(const char **p, long *out)
 {
     if (!isdigit((unsigned char)**p))
         return 0;
     char *end;
+    errno = 0;
     *out = strtol(*p, &end, 10);
+    int ok = errno != ERANGE && *out <= DEVICE_MAX;
     *p = end;
-    return 1;
+    return ok ? 1 : -1;
 }
 
 pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char *msg, size_t msgsz)
@@ -24,19 +31,24 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
         snprintf(msg, msgsz, "out of memory parsing device list");
         return PLD_ERR_NOMEM;
     }
-    const char *p = spec;
+    const char *p = spec, *item = spec;
     if (!*p)
         goto bad;
     for (;;) {
         long lo, hi;
-        const char *item = p;
-        if (!parse_num(&p, &lo))
+        int got;
+        item = p;
+        if ((got = parse_num(&p, &lo)) == 0)
             goto bad;
+        if (got < 0)
+            goto range;
         hi = lo;
         if (*p == '-') {
             p++;
-            if (!parse_num(&p, &hi))
+            if ((got = parse_num(&p, &hi)) == 0)
                 goto bad;
+            if (got < 0)
+                goto range;
             if (hi < lo) {
                 snprintf(msg, msgsz, "device range '%.*s' in '%s' is descending",
                          (int)(p - item), item, spec);
@@ -76,6 +88,10 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
     *ids_out = ids;
     *n_out = n;
     return PLD_OK;
+range:
+    snprintf(msg, msgsz, "device '%.*s' in '%s' is out of range: ids are 0..%ld",
+             (int)(p - item), item, spec, DEVICE_MAX);
+    goto fail;
 bad:
     snprintf(msg, msgsz,
              "bad device list '%s' at position %d (expected ids like '0,1', '0-3' or '4,5')",

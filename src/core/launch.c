@@ -219,8 +219,16 @@ pld_counters pld_ctx_counters(const pld_ctx *c)
 
 pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)
 {
-    if (!w || !out || rank < 0 || rank >= w->nranks)
+    if (!w)
         return PLD_ERR_ARG;
+    /* the message is the world's mutable state, even through a const handle */
+    pld_world *mw = (pld_world *)w;
+    if (!out)
+        return pld__world_fail(mw, PLD_ERR_ARG, "pld_rank_counters: out is NULL");
+    if (rank < 0 || rank >= w->nranks)
+        return pld__world_fail(mw, PLD_ERR_ARG,
+                               "pld_rank_counters: rank %d is not a rank of this world [0,%d)",
+                               rank, w->nranks);
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
     if (rank < first || rank >= first + count)

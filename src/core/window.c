@@ -5,11 +5,20 @@
 
 #include "core/internal.h"
 
+/* Largest view, in elements: far beyond any window, and small enough that
+ * extent x element size cannot overflow. */
+#define VIEW_MAX_ELEMS ((int64_t)1 << 40)
+
+/* The element count of positive extents, or -1 once it passes
+ * VIEW_MAX_ELEMS (the plain product of four extents can overflow int64). */
 static int64_t dims_numel(int ndim, const int64_t *shape)
 {
     int64_t n = 1;
-    for (int i = 0; i < ndim; i++)
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] > VIEW_MAX_ELEMS / n)
+            return -1;
         n *= shape[i];
+    }
     return n;
 }
 
@@ -67,7 +76,8 @@ pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const i
 {
     char dims[96];
     if (!buf || !out || !shape)
-        return buf ? pld__world_fail(buf->w, PLD_ERR_ARG, "pld_window: NULL argument")
+        return buf ? pld__world_fail(buf->w, PLD_ERR_ARG, "pld_window: '%s': %s is NULL",
+                                     buf->name, !shape ? "shape" : "out")
                    : PLD_ERR_ARG;
     pld_world *w = buf->w;
     if (pld_dtype_size(dtype) == 0)
@@ -81,13 +91,19 @@ pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const i
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': shape has %d entries, ndim is %d",
                                buf->name, n, ndim);
     for (int i = 0; i < ndim; i++)
-        if (shape[i] <= 0 || shape[i] > ((int64_t)1 << 40))
+        if (shape[i] <= 0 || shape[i] > VIEW_MAX_ELEMS)
             return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': shape %s has extent %lld",
                                    buf->name, pld__fmt_dims(dims, sizeof dims, shape, ndim),
                                    (long long)shape[i]);
     int64_t numel = dims_numel(ndim, shape);
+    if (numel < 0)
+        return pld__world_fail(w, PLD_ERR_BOUNDS,
+                               "pld_window: view %s %s has more than 2^40 elements; window '%s' "
+                               "has %zu bytes",
+                               pld_dtype_name(dtype), pld__fmt_dims(dims, sizeof dims, shape, ndim),
+                               buf->name, buf->bytes);
     size_t need = (size_t)numel * pld_dtype_size(dtype);
-    if (numel > ((int64_t)1 << 40) || need > buf->bytes)
+    if (need > buf->bytes)
         return pld__world_fail(w, PLD_ERR_BOUNDS,
                                "pld_window: view %s %s (%zu bytes) does not fit window '%s' "
                                "(%zu bytes)",
