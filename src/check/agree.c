@@ -30,11 +30,6 @@ static uint64_t fp_hash(const pld__fp_wire *w)
     return h;
 }
 
-static const char *kind_name(int32_t k)
-{
-    return pld__fp_kind_name(k);
-}
-
 /* The fingerprint window: 2 slots per rank. Its id lives in the shared
  * control block, which worker processes forked before it existed see. */
 static pld_window_buffer *agree_buf(pld_world *w)
@@ -171,14 +166,14 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
                  "this is builtin call %llu here but rank %d (device %d) is at its call %llu "
                  "(%s): every rank must call the same builtins in the same order",
                  (unsigned long long)mine->seq, other, dev, (unsigned long long)theirs->seq,
-                 kind_name(theirs->kind));
+                 pld__fp_kind_name(theirs->kind));
         return 1;
     }
     if (mine->kind != theirs->kind) {
         snprintf(out, n,
                  "call %llu is %s here but %s on rank %d (device %d): every rank must call the "
                  "same builtins in the same order",
-                 (unsigned long long)mine->seq, kind_name(mine->kind), kind_name(theirs->kind),
+                 (unsigned long long)mine->seq, pld__fp_kind_name(mine->kind), pld__fp_kind_name(theirs->kind),
                  other, dev);
         return 1;
     }
@@ -307,7 +302,7 @@ int pld__agree_explain(pld_world *w, char *out, size_t n)
             snprintf(out, n,
                      "rank %d (device %d): %s: %s (the ranks then waited for each other "
                      "forever)",
-                     r, w->device_ids[r], kind_name(x.kind), msg);
+                     r, w->device_ids[r], pld__fp_kind_name(x.kind), msg);
             return 1;
         }
     }

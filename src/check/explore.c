@@ -8,6 +8,7 @@
 
 #include "check/check.h"
 #include "check/explore.h"
+#include "prim/wait.h"
 
 enum { MODE_OFF = 0, MODE_SERIAL = 1, MODE_PERTURB = 2 };
 
@@ -327,15 +328,7 @@ pld_status pld__sched_wait(pld_ctx *c, const pld__wait_desc *wd)
 {
     struct pld__sched *s = c->w->sched;
     int me = agent_of(c);
-    pld__wait_rec *rec = &c->ag->wait;
-    /* what the deadlock report shows for this agent */
-    atomic_store(&rec->buf_id, wd->buf->id);
-    atomic_store(&rec->cmp, (int32_t)wd->cmp);
-    atomic_store(&rec->expected, wd->expected);
-    atomic_store(&rec->ndim, wd->ndim);
-    atomic_store(&rec->off, (int64_t)wd->off);
-    for (int i = 0; i < wd->ndim; i++)
-        atomic_store(&rec->coords[i], wd->coords[i]);
+    pld__wait_publish(c->ag, wd); /* what the deadlock report shows */
     pthread_mutex_lock(&s->mu);
     s->ag[me].wd = *wd;
     s->ag[me].state = AG_WAITING;

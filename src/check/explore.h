@@ -43,8 +43,9 @@ static inline void pld__sched_point(pld_ctx *c)
         pld__sched_step(c);
 }
 
-/* Serial mode's wait: returns PLD_OK when the cell satisfies wd, or
- * PLD_ERR_PEER once the group aborted (a deadlock found here included). */
+/* Serial mode's wait (the wait policy, src/prim/wait.c, hands waits to it):
+ * returns PLD_OK when the cell satisfies wd, or PLD_ERR_PEER once the group
+ * aborted (a deadlock found here included). */
 int pld__sched_serial(const pld_ctx *c);
 pld_status pld__sched_wait(pld_ctx *c, const pld__wait_desc *wd);
 

@@ -11,6 +11,14 @@
  * Cost card: bytes_to_peers = (P-1) * M * S * elt; 1 round. */
 #include "coll/coll_util.h"
 
+/* recv_counts_d[me] = the count for d, clamped to M (recv_counts was
+ * checked on entry: INT32 [P,1]). */
+static void publish_count(pld_ctx *c, pld_dtensor recv_counts, int d, int32_t count, int64_t m)
+{
+    int32_t n = count > m ? (int32_t)m : count;
+    pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
+}
+
 void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
                       pld_tensor send_counts, pld_dtensor recv_counts)
 {
@@ -70,31 +78,23 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
     pld__fp_tensor(&fp, input, 0);
     pld__coll_enter(c, api, signal, &fp, "%s, %s, M=%lld", target.buf->name, signal.buf->name,
                     (long long)m);
-    if (PLD__MUTANT(a2av_count_first)) {
-        for (int i = 1; i <= p; i++) {
-            int d = (c->rank + i) % p;
-            int32_t n = counts[d] > m ? (int32_t)m : counts[d];
-            pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
-        }
+    /* the planted bug publishes the counts and completes the barrier first */
+    int counts_first = PLD__MUTANT(a2av_count_first);
+    if (counts_first) {
+        for (int i = 1; i <= p; i++)
+            publish_count(c, recv_counts, (c->rank + i) % p, counts[(c->rank + i) % p], m);
         pld__credit_barrier(c, signal, 0, 1);
-        for (int i = 1; i <= p; i++) {
-            int d = (c->rank + i) % p;
-            pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
-        }
-        pld__credit_epilogue(c, signal, 0, 1);
-        pld__coll_leave(c, signal);
-        return;
     }
     /* step 1: push the M-row block and publish the clamped count */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;
         pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
-        int32_t n = counts[d] > m ? (int32_t)m : counts[d];
-        /* recv_counts was checked above: INT32 [P,1] */
-        pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
+        if (!counts_first)
+            publish_count(c, recv_counts, d, counts[d], m);
     }
     /* step 2: completion barrier; the caller reads recv_counts and the rows */
-    pld__credit_barrier(c, signal, 0, 1);
+    if (!counts_first)
+        pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
 }

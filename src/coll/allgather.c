@@ -51,17 +51,14 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
-    if (PLD__MUTANT(push_after_barrier)) {
+    int late = PLD__MUTANT(push_after_barrier);
+    if (late)
         pld__credit_barrier(c, signal, 0, 1);
-        pld__coll_put_row_to_all(c, api, t2, c->rank, l2, 0, 1);
-        pld__credit_epilogue(c, signal, 0, 1);
-        pld__coll_leave(c, signal);
-        return;
-    }
     /* step 1: push my row to every rank, starting with my right neighbour */
     pld__coll_put_row_to_all(c, api, t2, c->rank, l2, 0, 1);
     /* step 2: completion barrier, then the self-clearing epilogue */
-    pld__credit_barrier(c, signal, 0, 1);
+    if (!late)
+        pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
 }

@@ -112,8 +112,7 @@ void pld__call_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
 
 void pld__call_round_slow(pld_ctx *c)
 {
-    if (c->agree_pending)
-        pld__agree_verify(c); /* every peer has now published its description */
+    pld__agree_verify(c); /* every peer has now published its description */
 }
 
 void pld__call_leave(pld_ctx *c, pld_dtensor signal)

@@ -113,7 +113,7 @@ void pld__call_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
 void pld__call_round_slow(pld_ctx *c);
 static inline void pld__call_round(pld_ctx *c)
 {
-    if (PLD__UNLIKELY(c->obs & PLD__OBS_AGREE))
+    if (PLD__UNLIKELY(c->agree_pending)) /* set only while the agreement check waits */
         pld__call_round_slow(c);
 }
 /* It returns. */

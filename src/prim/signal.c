@@ -104,8 +104,7 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
         return;
     }
     uint64_t t0 = pld__now_ns();
-    pld_status st = PLD__UNLIKELY(c->sched_on) && pld__sched_serial(c) ? pld__sched_wait(c, wd)
-                                                                      : pld__wait_policy(c, wd);
+    pld_status st = pld__wait_policy(c, wd);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK)) {
         if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))

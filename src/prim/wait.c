@@ -31,6 +31,7 @@
 #include <sched.h>
 
 #include "check/check.h"
+#include "check/explore.h"
 #include "prim/wait.h"
 
 /* Waking transports: how often a sleeper looks at deadline and deadlock
@@ -61,7 +62,7 @@ static int peer_failed(pld_ctx *c)
     return 1;
 }
 
-static void publish_wait(pld__agent *ag, const pld__wait_desc *wd)
+void pld__wait_publish(pld__agent *ag, const pld__wait_desc *wd)
 {
     pld__wait_rec *rec = &ag->wait;
     atomic_store_explicit(&rec->buf_id, wd->buf->id, memory_order_relaxed);
@@ -80,6 +81,10 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
 {
+    /* under the schedule explorer's serial mode nothing spins or sleeps:
+     * the wait hands the token on until the cell is met */
+    if (PLD__UNLIKELY(c->sched_on) && pld__sched_serial(c))
+        return pld__sched_wait(c, wd);
     const pld_transport_ops *tp = c->tp;
     pld_world *w = c->w;
     uint64_t start = pld__now_ns();
@@ -118,7 +123,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
     int detect = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
     uint64_t nap = NAP_FIRST_NS;
-    publish_wait(ag, wd);
+    pld__wait_publish(ag, wd);
     for (;;) {
         uint64_t now = pld__now_ns();
         uint64_t left = deadline > now ? deadline - now : 0;

@@ -14,4 +14,7 @@
  * calling agent's state and wait record are written. */
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd);
 
+/* Publishes what the agent waits for, for the deadlock report. */
+void pld__wait_publish(pld__agent *ag, const pld__wait_desc *wd);
+
 #endif
