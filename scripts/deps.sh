@@ -7,7 +7,9 @@ set -euo pipefail
 pld_deps() {
     local want=(gcc make cmake pkg-config)
     if [ "${1:-build}" = test ]; then
-        want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin)
+        # clang + libclang-rt-dev: the libFuzzer harness (tests/fuzz); clang
+        # only recommends the runtime that holds libFuzzer
+        want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev)
     fi
     local missing=()
     for p in "${want[@]}"; do

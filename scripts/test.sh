@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds pld three ways (release, ASan+UBSan, TSan) and runs every test with
-# ctest in each build.
+# ctest in each build; fuzzes the public API for a minute (tests/fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -17,6 +17,9 @@ run() { # build-dir sanitizer [extra ctest args]
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300 "$@"
 }
 run build ""
+# libFuzzer over the public API for 60 s (its own clang build, build-fuzz;
+# the saved reproducers of tests/fuzz/crashes replayed first)
+bash tests/fuzz/run.sh 60
 # The long schedule-explorer runs (thousands of seeds) are the release
 # build's; the sanitizer builds explore the tutorial steps only. The
 # protocol model (spin, label model) checks no pld code: once is enough.
