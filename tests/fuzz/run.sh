@@ -45,7 +45,9 @@ cmake --build "$build" --target pld_static -j"$(nproc)" >/dev/null
     "$root/tests/fuzz/fuzz_api.c" "$build/src/libpld.a" -lpthread -lm -o "$build/fuzz_api"
 
 # -close_fd_mask=1: kernels may print the lowering listing (cfg.ir) to stdout
-flags=(-timeout=10 -rss_limit_mb=2048 -close_fd_mask=1)
+# -timeout: an input runs at most 8 launches (+ a check after each failed
+# one) whose waits time out after at most 1 s; beyond 30 s it hangs.
+flags=(-timeout=30 -rss_limit_mb=2048 -close_fd_mask=1)
 art="$build/artifacts"
 mkdir -p "$art" "$build/corpus"
 
