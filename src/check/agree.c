@@ -336,7 +336,7 @@ int pld__agree_after_abort(pld_world *w, char *out, size_t n)
         }
         if (seen)
             continue;
-        pld_window_buffer_reset(w, sig);
+        pld__window_zero(w, sig);
         cleared++;
         if (used < n)
             used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",

@@ -11,6 +11,7 @@
 
 void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal)
 {
+    PLD__CTX_CHECK(c, "pld_all_to_all");
     static const char api[] = "pld_all_to_all";
     char dims[96];
     pld__check_live(c);

@@ -22,6 +22,7 @@ static void publish_count(pld_ctx *c, pld_dtensor recv_counts, int d, int32_t co
 void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
                       pld_tensor send_counts, pld_dtensor recv_counts)
 {
+    PLD__CTX_CHECK(c, "pld_all_to_all_v");
     static const char api[] = "pld_all_to_all_v";
     char dims[96];
     int p = c->nranks;

@@ -24,6 +24,7 @@ static int64_t check_target(pld_ctx *c, const char *api, pld_dtensor target)
 
 void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal)
 {
+    PLD__CTX_CHECK(c, "pld_allgather");
     static const char api[] = "pld_allgather";
     pld__check_live(c);
     int64_t s = check_target(c, api, target);
@@ -65,6 +66,7 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
 
 void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
 {
+    PLD__CTX_CHECK(c, "pld_allgather_inplace");
     static const char api[] = "pld_allgather_inplace";
     pld__check_live(c);
     int64_t s = check_target(c, api, target);

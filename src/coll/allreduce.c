@@ -4,6 +4,7 @@
 void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                          pld_allreduce_mode mode, int core_num)
 {
+    PLD__CTX_CHECK(c, "pld_allreduce_cores");
     static const char api[] = "pld_allreduce";
     static const char *const ops[] = {"sum", "max", "min", "prod"};
     pld__check_live(c);
@@ -45,5 +46,6 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
 void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                    pld_allreduce_mode mode)
 {
+    PLD__CTX_CHECK(c, "pld_allreduce");
     pld_allreduce_cores(c, data, signal, op, mode, 1);
 }

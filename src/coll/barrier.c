@@ -7,6 +7,7 @@
 
 void pld_barrier(pld_ctx *c, pld_dtensor signal)
 {
+    PLD__CTX_CHECK(c, "pld_barrier");
     static const char api[] = "pld_barrier";
     pld__check_live(c);
     pld__coll_check_signal(c, api, signal, 1);

@@ -46,6 +46,7 @@ static void broadcast_rooted(pld_ctx *c, const char *api, pld_dtensor data, pld_
 
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
 {
+    PLD__CTX_CHECK(c, "pld_broadcast");
     static const char api[] = "pld_broadcast";
     pld__check_live(c);
     pld__check_dtensor(c, api, "data", data);

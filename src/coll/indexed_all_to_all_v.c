@@ -122,6 +122,7 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
                               pld_dtensor signal, pld_dtensor send_counts, pld_tensor recv_counts,
                               pld_tensor index, int core_num)
 {
+    PLD__CTX_CHECK(c, "pld_indexed_all_to_all_v");
     static const char api[] = "pld_indexed_all_to_all_v";
     char dims[96], dims2[96], msg[256];
     int p = c->nranks;

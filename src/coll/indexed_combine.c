@@ -59,6 +59,7 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
                          pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
                          pld_tensor weights, int core_num)
 {
+    PLD__CTX_CHECK(c, "pld_indexed_combine");
     static const char api[] = "pld_indexed_combine";
     char dims[96];
     int p = c->nranks;

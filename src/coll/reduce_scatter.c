@@ -33,6 +33,7 @@ static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, i
 
 void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op)
 {
+    PLD__CTX_CHECK(c, "pld_reduce_scatter");
     static const char api[] = "pld_reduce_scatter";
     char dims[96];
     pld__check_live(c);

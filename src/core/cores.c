@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/handles.h"
 #include "core/hooks.h"
 #include "core/internal.h"
 
@@ -30,11 +31,13 @@ static void *core_main(void *p)
 {
     core_start *s = p;
     pld_ctx *c = &s->g->ctx[s->b];
+    pld__set_current_ctx(c);
     c->w->hooks->agent_begin(c);
     if (setjmp(c->jb) == 0)
         s->g->fn(c, s->b, s->g->arg);
+    pld__set_current_ctx(NULL);
     while (c->tiles)
-        pld_tile_free(c, c->tiles);
+        pld__tile_release(c, c->tiles);
     pld__tile_spares_free(c);
     c->w->hooks->agent_end(c);
     atomic_store(&c->ag->state, PLD__RS_DONE);
@@ -136,10 +139,12 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
 
 int pld_core(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_core");
     return c->core;
 }
 
 int pld_ncores(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_ncores");
     return c->ncores;
 }

@@ -149,7 +149,25 @@ struct pld_window_buffer {
     void *tp_priv;               /* transport's own data */
     _Atomic int signal_use;      /* a builtin used it as its signal in this launch (the
                                     signal checker under the schedule explorer) */
+    uint32_t gen;                /* allocations of this descriptor slot so far */
+    int live;                    /* 0 once freed: stale handles read this (core/window.c) */
 };
+
+/* Window descriptors live in one array after the id table (w->windows), in
+ * memory every rank reads; a buffer handle points into it. */
+#define PLD__WINDOW_DESCS PLD__MAX_WINDOWS
+static inline pld_window_buffer *pld__window_descs(const pld_window_buffer *const *windows)
+{
+    return (pld_window_buffer *)(void *)(windows + PLD__MAX_WINDOWS);
+}
+/* The descriptor slot a handle names, or -1 when it is not one of w's
+ * (another world's, or not a window at all): decided without reading it. */
+int pld__window_slot(const pld_world *w, const pld_window_buffer *buf);
+/* Zeroes a live window on the ranks this process hosts (the reset without
+ * its checks: the checkers clear their windows at a launch's end). */
+void pld__window_zero(pld_world *w, pld_window_buffer *buf);
+/* Frees a live window (pld_free_window_buffer after its checks, finalize). */
+void pld__window_release(pld_world *w, pld_window_buffer *buf);
 
 /* ---- tiles -------------------------------------------------------------- */
 
@@ -159,12 +177,18 @@ struct pld_tile {
     size_t bytes;
     void *data;
     int id;                      /* t0, t1, ... in listings */
+    uint32_t gen;                /* handles of its pool handed out before it (prim/tile.c) */
+    int live;                    /* 0 once freed: stale handles read this */
     struct pld_tile *next, *prev;
 };
 
 /* Frees the tiles a context keeps for reuse (src/prim/tile.c); called when
  * the context ends, after its live tiles were freed. */
 void pld__tile_spares_free(pld_ctx *c);
+/* Ends a live tile of c (pld_tile_free after its checks; kernel end). */
+void pld__tile_release(pld_ctx *c, pld_tile *t);
+/* Frees the tile handles of every agent this process ran (world finalize). */
+void pld__tile_pools_free(pld_world *w);
 
 typedef struct pld__race pld__race;           /* src/check/race.c */
 typedef struct pld__trace_buf pld__trace_buf; /* src/trace/trace.c */
@@ -200,8 +224,15 @@ struct pld_world {
     size_t sh_bytes;
 
     pld_window_buffer **windows; /* PLD__MAX_WINDOWS slots by id, in memory every rank
-                                    reads; NULL when free */
+                                    reads; NULL when free; the descriptors follow */
     int nwindows;                /* highest slot in use + 1 */
+    int desc_next;               /* next descriptor slot to try (round robin) */
+
+    /* lifetime (core/handles.c) */
+    uint64_t gen;                /* serial number of this world in the process */
+    _Atomic int launching;       /* a host thread is inside pld_launch */
+    struct pld__host_blocks *hblocks; /* pld_host_alloc's blocks */
+    struct pld__tile_pool **tile_pools; /* per agent (rank x core), made by the agent */
 
     /* the current launch */
     pld_kernel kernel;
@@ -253,6 +284,15 @@ struct pld_ctx {
     uint64_t agree_calls;        /* builtin calls of this rank in this launch */
     int agree_pending;           /* published, not yet compared */
 };
+
+/* A kernel-side call with a NULL context: there is no rank to fail, so
+ * the program stops with a message naming the call. */
+PLD__NORETURN void pld__null_ctx(const char *api);
+#define PLD__CTX_CHECK(c, api)                                                                     \
+    do {                                                                                           \
+        if (PLD__UNLIKELY(!(c)))                                                                   \
+            pld__null_ctx(api);                                                                    \
+    } while (0)
 
 /* Raises a kernel error: records the message (first error of the group
  * wins), aborts the group and ends this rank's kernel. `api` is the public

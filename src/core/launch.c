@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/handles.h"
 #include "core/hooks.h"
 #include "core/internal.h"
 
@@ -67,6 +68,7 @@ void pld__kexit_aborted(pld_ctx *c)
 
 void pld_fail(pld_ctx *c, const char *fmt, ...)
 {
+    PLD__CTX_CHECK(c, "pld_fail");
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -94,7 +96,7 @@ void pld__scope_pop(pld_ctx *c)
 static void free_tiles(pld_ctx *c)
 {
     while (c->tiles)
-        pld_tile_free(c, c->tiles);
+        pld__tile_release(c, c->tiles);
 }
 
 void pld__rank_main(pld_world *w, int rank)
@@ -116,11 +118,13 @@ void pld__rank_main(pld_world *w, int rank)
         c->tp = w->tp;
         c->ub_cap = w->profile.ub_bytes;
         atomic_store(&ag->state, PLD__RS_RUNNING);
+        pld__set_current_ctx(c);
         w->hooks->agent_begin(c);
         if (setjmp(c->jb) == 0) {
             w->hooks->kernel_begin(c);
             w->kernel(c, w->kernel_arg);
         }
+        pld__set_current_ctx(NULL);
         free_tiles(c);
         pld__tile_spares_free(c);
         w->hooks->agent_end(c);
@@ -130,18 +134,9 @@ void pld__rank_main(pld_world *w, int rank)
     atomic_fetch_sub(&w->sh->live, 1);
 }
 
-pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
+/* One launch, once the world is claimed for it. */
+static pld_status run_launch(pld_world *w, pld_kernel kernel, void *arg)
 {
-    if (!w)
-        return PLD_ERR_ARG;
-    if (!kernel)
-        return pld__world_fail(w, PLD_ERR_ARG, "pld_launch: kernel is NULL");
-    if (arg && !w->tp->host_visible(w, arg, 1))
-        return pld__world_fail(w, PLD_ERR_ARG,
-                               "pld_launch: the kernel argument %p is private host memory, which "
-                               "ranks of the '%s' transport cannot see; allocate it with "
-                               "pld_host_alloc",
-                               arg, w->tp->name);
     pld__world_shared *sh = w->sh;
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
@@ -173,20 +168,49 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     return w->hooks->launch_end(w, st);
 }
 
+pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
+{
+    pld_status st = pld__world_check(w, "pld_launch");
+    if (st != PLD_OK)
+        return st;
+    pld_ctx *in = pld__current_ctx();
+    if (in)
+        pld__kraise(in, PLD_ERR_ARG, "pld_launch",
+                    "called inside a kernel: launches do not nest (a kernel runs on every rank; "
+                    "call the other kernel's function directly, or launch after this one "
+                    "returns)");
+    if (!kernel)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_launch: kernel is NULL");
+    if (arg && !w->tp->host_visible(w, arg, 1))
+        return pld__world_fail(w, PLD_ERR_ARG,
+                               "pld_launch: the kernel argument %p is private host memory, which "
+                               "ranks of the '%s' transport cannot see; allocate it with "
+                               "pld_host_alloc",
+                               arg, w->tp->name);
+    if ((st = pld__launch_claim(w)) != PLD_OK)
+        return st;
+    st = run_launch(w, kernel, arg);
+    pld__launch_release(w);
+    return st;
+}
+
 /* ---- kernel-side accessors --------------------------------------------- */
 
 int pld_rank(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_rank");
     return c->rank;
 }
 
 int pld_nranks(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_nranks");
     return c->nranks;
 }
 
 int pld_device(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_device");
     return c->device;
 }
 
@@ -213,6 +237,7 @@ static pld_counters rank_counters(pld__world_shared *sh, int rank)
 
 pld_counters pld_ctx_counters(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_ctx_counters");
     /* inside a multi-core call a core sees its own; otherwise the rank's */
     return c->ncores > 1 ? c->ag->counters : rank_counters(c->sh, c->rank);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/handles.h"
 #include "core/internal.h"
 
 /* Largest view, in elements: far beyond any window, and small enough that
@@ -22,12 +23,48 @@ static int64_t dims_numel(int ndim, const int64_t *shape)
     return n;
 }
 
+int pld__window_slot(const pld_world *w, const pld_window_buffer *buf)
+{
+    if (!w->windows)
+        return -1;
+    /* integer compares: buf may point anywhere, and is not read */
+    uintptr_t base = (uintptr_t)pld__window_descs((const pld_window_buffer *const *)w->windows);
+    uintptr_t x = (uintptr_t)buf;
+    if (x < base || x - base >= sizeof *buf * PLD__WINDOW_DESCS || (x - base) % sizeof *buf)
+        return -1;
+    return (int)((x - base) / sizeof *buf);
+}
+
+/* A free descriptor slot, taken round robin so that a freed one waits as
+ * long as possible before a new window reuses its address. */
+static pld_window_buffer *take_descriptor(pld_world *w)
+{
+    pld_window_buffer *descs = pld__window_descs((const pld_window_buffer *const *)w->windows);
+    for (int i = 0; i < PLD__WINDOW_DESCS; i++) {
+        int slot = (w->desc_next + i) % PLD__WINDOW_DESCS;
+        if (!descs[slot].live) {
+            w->desc_next = (slot + 1) % PLD__WINDOW_DESCS;
+            pld_window_buffer *b = &descs[slot];
+            uint32_t gen = b->gen;
+            memset(b, 0, sizeof *b);
+            b->gen = gen + 1;
+            return b;
+        }
+    }
+    return NULL;
+}
+
 pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
                                    pld_window_buffer **out)
 {
-    if (!w || !out)
-        return w ? pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: out is NULL")
-                 : PLD_ERR_ARG;
+    pld_status st = pld__world_check(w, "pld_alloc_window_buffer");
+    if (st != PLD_OK)
+        return st;
+    if (!out)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: out is NULL");
+    if ((st = pld__host_guard(w, "pld_alloc_window_buffer",
+                              "a window is allocated on every rank at once")) != PLD_OK)
+        return st;
     if (bytes == 0)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: '%s' has 0 bytes",
                                name ? name : "?");
@@ -38,15 +75,12 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
     int id = 0;
     while (id < PLD__MAX_WINDOWS && w->windows[id])
         id++;
-    if (id == PLD__MAX_WINDOWS)
+    /* every descriptor is free when an id is (one per live window) */
+    pld_window_buffer *b = id < PLD__MAX_WINDOWS ? take_descriptor(w) : NULL;
+    if (!b)
         return pld__world_fail(w, PLD_ERR_NOMEM,
                                "pld_alloc_window_buffer: '%s': all %d window slots are in use",
                                name ? name : "?", PLD__MAX_WINDOWS);
-    /* the descriptor lives where every rank can read it (shared memory on
-     * the process transport): dtensors carry its address */
-    pld_window_buffer *b = w->tp->host_alloc(w, sizeof *b);
-    if (!b)
-        return pld__world_fail(w, PLD_ERR_NOMEM, "pld_alloc_window_buffer: out of memory");
     b->w = w;
     b->id = id;
     snprintf(b->name, sizeof b->name, "%s", name ? name : "window");
@@ -56,14 +90,12 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
     /* Rank slices start on their own cache line: no false sharing between
      * ranks, and every dtype is aligned. */
     b->stride = (bytes + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1);
-    pld_status st = w->tp->window_alloc(w, b);
-    if (st != PLD_OK) {
-        pld__world_fail(w, st, "pld_alloc_window_buffer: '%s' (%zu bytes x %d ranks): %s",
-                        b->name, bytes, w->nranks,
-                        st == PLD_ERR_NOMEM ? "out of memory" : "transport failure");
-        w->tp->host_free(w, b);
-        return st;
-    }
+    st = w->tp->window_alloc(w, b);
+    if (st != PLD_OK)
+        return pld__world_fail(w, st, "pld_alloc_window_buffer: '%s' (%zu bytes x %d ranks): %s",
+                               b->name, bytes, w->nranks,
+                               st == PLD_ERR_NOMEM ? "out of memory" : "transport failure");
+    b->live = 1;
     w->windows[id] = b;
     if (id >= w->nwindows)
         w->nwindows = id + 1;
@@ -71,15 +103,41 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
     return PLD_OK;
 }
 
+/* Why a handle is not a live window of w ("window 'x' was freed ..."), or
+ * NULL when it is one. */
+static const char *buffer_problem(const pld_world *w, const pld_window_buffer *buf, char *msg,
+                                  size_t n)
+{
+    if (!buf)
+        return "the window is NULL";
+    if (pld__window_slot(w, buf) < 0)
+        snprintf(msg, n, "%p is not a window of this world (another world's, or not a window)",
+                 (const void *)buf);
+    else if (!buf->live)
+        snprintf(msg, n, "window '%s' (allocation #%u of its slot) was freed", buf->name,
+                 buf->gen);
+    else
+        return NULL;
+    return msg;
+}
+
 pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const int64_t *shape,
                       pld_dtensor *out)
 {
     char dims[96];
-    if (!buf || !out || !shape)
-        return buf ? pld__world_fail(buf->w, PLD_ERR_ARG, "pld_window: '%s': %s is NULL",
-                                     buf->name, !shape ? "shape" : "out")
-                   : PLD_ERR_ARG;
-    pld_world *w = buf->w;
+    pld_world *w = pld__buffer_world(buf);
+    if (!w)
+        return pld__init_fail(PLD_ERR_ARG,
+                              "pld_window: buffer %p is not a window of a live world (NULL, "
+                              "freed, or its world finalized)",
+                              (const void *)buf);
+    char why[160];
+    const char *bad = buffer_problem(w, buf, why, sizeof why);
+    if (bad)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window: %s", bad);
+    if (!out || !shape)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': %s is NULL", buf->name,
+                               !shape ? "shape" : "out");
     if (pld_dtype_size(dtype) == 0)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': invalid dtype %d", buf->name,
                                (int)dtype);
@@ -115,12 +173,8 @@ pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const i
     return PLD_OK;
 }
 
-pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
+void pld__window_zero(pld_world *w, pld_window_buffer *buf)
 {
-    if (!w || !buf || buf->w != w)
-        return w ? pld__world_fail(w, PLD_ERR_ARG,
-                                   "pld_window_buffer_reset: buffer is NULL or of another world")
-                 : PLD_ERR_ARG;
     /* each host zeroes the slices of the ranks it hosts (all of them, but
      * under mpi): another process may still be reading its own results */
     for (int r = 0; r < w->nranks; r++) {
@@ -128,34 +182,71 @@ pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
         if (p)
             memset(p, 0, buf->bytes);
     }
+}
+
+pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
+{
+    pld_status st = pld__world_check(w, "pld_window_buffer_reset");
+    if (st != PLD_OK)
+        return st;
+    char why[160];
+    const char *bad = buffer_problem(w, buf, why, sizeof why);
+    if (bad)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window_buffer_reset: %s", bad);
+    if ((st = pld__host_guard(w, "pld_window_buffer_reset",
+                              "peers may be using the window")) != PLD_OK)
+        return st;
+    pld__window_zero(w, buf);
     return PLD_OK;
+}
+
+/* The free itself, for the public call and for finalize. */
+void pld__window_release(pld_world *w, pld_window_buffer *buf)
+{
+    w->windows[buf->id] = NULL;
+    w->tp->window_free(w, buf);
+    buf->live = 0;
 }
 
 void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf)
 {
-    if (!w || !buf || buf->w != w || buf->id >= w->nwindows || w->windows[buf->id] != buf)
+    if (pld__world_check(w, "pld_free_window_buffer") != PLD_OK) {
+        fprintf(stderr, "pld: %s\n", pld_last_error());
         return;
-    w->windows[buf->id] = NULL;
-    w->tp->window_free(w, buf);
-    w->tp->host_free(w, buf);
+    }
+    char why[160];
+    const char *bad = buffer_problem(w, buf, why, sizeof why);
+    pld_status st = bad ? pld__world_fail(w, PLD_ERR_ARG, "pld_free_window_buffer: %s", bad)
+                        : pld__host_guard(w, "pld_free_window_buffer",
+                                          "the ranks may still be using the window");
+    if (st != PLD_OK) {
+        /* a void call: the world's message keeps it, and stderr says it now */
+        fprintf(stderr, "pld: %s\n", w->errmsg);
+        return;
+    }
+    pld__window_release(w, buf);
 }
 
 const char *pld_window_buffer_name(const pld_window_buffer *buf)
 {
-    return buf ? buf->name : "";
+    return pld__buffer_world(buf) ? buf->name : "";
 }
 
 size_t pld_window_buffer_size(const pld_window_buffer *buf)
 {
-    return buf ? buf->bytes : 0;
+    return pld__buffer_world(buf) && buf->live ? buf->bytes : 0;
 }
 
 pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tensor *out)
 {
-    if (!w || !out || !t.buf || t.buf->w != w)
-        return w ? pld__world_fail(w, PLD_ERR_ARG,
-                                   "pld_window_host_view: window is NULL or of another world")
-                 : PLD_ERR_ARG;
+    pld_status st = pld__world_check(w, "pld_window_host_view");
+    if (st != PLD_OK)
+        return st;
+    char why[160];
+    const char *bad = buffer_problem(w, t.buf, why, sizeof why);
+    if (bad || !out)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: %s",
+                               bad ? bad : "out is NULL");
     if (rank < 0 || rank >= w->nranks)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: rank %d not in [0,%d)",
                                rank, w->nranks);
@@ -179,13 +270,24 @@ pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tenso
 
 void *pld_host_alloc(pld_world *w, size_t bytes)
 {
-    if (!w || bytes == 0)
+    if (pld__world_check(w, "pld_host_alloc") != PLD_OK || bytes == 0)
         return NULL;
-    return w->tp->host_alloc(w, bytes);
+    if (pld__host_guard(w, "pld_host_alloc", "host memory is allocated by the host") != PLD_OK)
+        return NULL;
+    return pld__host_block_alloc(w, bytes);
 }
 
 void pld_host_free(pld_world *w, void *p)
 {
-    if (w && p)
-        w->tp->host_free(w, p);
+    if (pld__world_check(w, "pld_host_free") != PLD_OK) {
+        fprintf(stderr, "pld: %s\n", pld_last_error());
+        return;
+    }
+    if (!p)
+        return;
+    pld_status st = pld__host_guard(w, "pld_host_free", "ranks may still use the block");
+    if (st == PLD_OK)
+        st = pld__host_block_free(w, p);
+    if (st != PLD_OK)
+        fprintf(stderr, "pld: %s\n", w->errmsg);
 }

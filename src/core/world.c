@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/devices.h"
+#include "core/handles.h"
 #include "core/hooks.h"
 #include "core/internal.h"
 
@@ -154,12 +155,24 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
         hooks->world_end(w);
         goto err_trace;
     }
+    /* one tile pool slot per agent, filled by the agent (prim/tile.c) */
+    w->tile_pools = calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores,
+                           sizeof *w->tile_pools);
+    if (!w->tile_pools) {
+        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+        hooks->world_end(w);
+        goto err_trace;
+    }
+    /* known before the transport starts: forked workers inherit the entry */
+    pld__world_register(w);
     st = w->tp->world_init(w);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
         goto err_hooks;
     }
-    w->windows = w->tp->host_alloc(w, sizeof *w->windows * PLD__MAX_WINDOWS);
+    /* the id table, then the descriptors (core/window.c) */
+    w->windows = w->tp->host_alloc(w, sizeof *w->windows * PLD__MAX_WINDOWS +
+                                          sizeof(pld_window_buffer) * PLD__WINDOW_DESCS);
     if (!w->windows) {
         st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
         w->tp->world_fini(w);
@@ -176,6 +189,8 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
     return PLD_OK;
 
 err_hooks:
+    pld__world_unregister(w);
+    free(w->tile_pools);
     hooks->world_end(w);
 err_trace:
     free(w->trace_path);
@@ -190,33 +205,55 @@ void pld_world_finalize(pld_world *w)
 {
     if (!w)
         return;
+    /* a void call: a refusal is said on stderr now, and its message stays
+     * for pld_last_error (a dead world) or pld_world_error (a busy one) */
+    if (pld__world_check(w, "pld_world_finalize") != PLD_OK) {
+        fprintf(stderr, "pld: %s\n", pld_last_error());
+        return;
+    }
+    if (pld__host_guard(w, "pld_world_finalize", "its ranks are running") != PLD_OK) {
+        fprintf(stderr, "pld: %s\n", w->errmsg);
+        return;
+    }
     for (int i = 0; i < w->nwindows; i++)
         if (w->windows[i])
-            pld_free_window_buffer(w, w->windows[i]);
+            pld__window_release(w, w->windows[i]);
+    pld__host_blocks_release(w);
     w->tp->host_free(w, w->windows);
+    w->windows = NULL;
     w->tp->world_fini(w);
     w->hooks->world_end(w);
+    pld__tile_pools_free(w);
     free(w->trace_text);
     free(w->trace_path);
     free(w->device_ids);
-    free(w);
+    w->trace_text = w->trace_path = NULL;
+    w->device_ids = NULL;
+    /* the struct itself waits in quarantine: stale handles read "finalized" */
+    pld__world_retire(w);
+}
+
+/* Accessors of a dead world answer like those of a NULL one. */
+static int live(const pld_world *w)
+{
+    return pld__world_is_live(w);
 }
 
 int pld_world_size(const pld_world *w)
 {
-    return w ? w->nranks : 0;
+    return live(w) ? w->nranks : 0;
 }
 
 int pld_device_id(const pld_world *w, int rank)
 {
-    if (!w || rank < 0 || rank >= w->nranks)
+    if (!live(w) || rank < 0 || rank >= w->nranks)
         return -1;
     return w->device_ids[rank];
 }
 
 int pld_is_root_process(const pld_world *w)
 {
-    if (!w)
+    if (!live(w))
         return 0;
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
@@ -225,7 +262,7 @@ int pld_is_root_process(const pld_world *w)
 
 int pld_world_hosts_rank(const pld_world *w, int rank)
 {
-    if (!w || rank < 0 || rank >= w->nranks)
+    if (!live(w) || rank < 0 || rank >= w->nranks)
         return 0;
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
@@ -234,19 +271,19 @@ int pld_world_hosts_rank(const pld_world *w, int rank)
 
 int pld_rank_pid(const pld_world *w, int rank)
 {
-    if (!w || rank < 0 || rank >= w->nranks)
+    if (!live(w) || rank < 0 || rank >= w->nranks)
         return -1;
     return w->tp->rank_pid(w, rank);
 }
 
 const char *pld_world_platform(const pld_world *w)
 {
-    return w ? w->profile.name : "";
+    return live(w) ? w->profile.name : "";
 }
 
 const char *pld_world_transport(const pld_world *w)
 {
-    return w ? w->tp->name : "";
+    return live(w) ? w->tp->name : "";
 }
 
 int pld_transport_built(const char *name)
@@ -256,12 +293,16 @@ int pld_transport_built(const char *name)
 
 const char *pld_world_error(const pld_world *w)
 {
-    return w ? w->errmsg : "";
+    if (!w)
+        return "";
+    return live(w) ? w->errmsg
+                   : "this world was finalized (pld_world_finalize), or the handle is not a "
+                     "world";
 }
 
 void pld_world_limits(const pld_world *w, pld_info_limits *out)
 {
-    if (!w || !out)
+    if (!live(w) || !out)
         return;
     out->ub_bytes = w->profile.ub_bytes;
     out->aiv_cores = w->profile.aiv_cores;

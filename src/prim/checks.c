@@ -8,9 +8,17 @@ void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtens
     pld_world *w = c->w;
     if (!t.buf)
         pld__kraise(c, PLD_ERR_ARG, api, "%s window is NULL (not made by pld_window)", what);
-    if (t.buf->w != w || t.buf->id < 0 || t.buf->id >= w->nwindows ||
-        w->windows[t.buf->id] != t.buf)
-        pld__kraise(c, PLD_ERR_ARG, api, "%s window is freed or belongs to another world", what);
+    /* where the handle points is checked before anything is read through it */
+    if (pld__window_slot(w, t.buf) < 0)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "%s window %p is not a window of this world (another world's, or not made "
+                    "by pld_alloc_window_buffer)",
+                    what, (const void *)t.buf);
+    if (!t.buf->live)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "%s window '%s' (allocation #%u of its slot) was freed by "
+                    "pld_free_window_buffer",
+                    what, t.buf->name, t.buf->gen);
     size_t esz = pld_dtype_size(t.dtype);
     if (esz == 0)
         pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has invalid dtype %d", what,

@@ -20,6 +20,8 @@ static inline void pld__check_live(pld_ctx *c)
 void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtensor t);
 void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor t);
 void pld__check_peer(pld_ctx *c, const char *api, int peer);
+/* A tile must be a live tile of this agent ("the", "dst", "src" name it). */
+void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_tile *t);
 /* Region of a whole dtensor / tensor with optional offsets and extents. */
 void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,
                          const int64_t *off, const int64_t *ext, pld__region *out);

@@ -126,7 +126,8 @@ int pld__reduce3_buf(void *out, const void *l, const void *x, size_t n, pld_dtyp
 }
 
 static void check_pair(pld_ctx *c, const char *api, const pld_tile *acc, const pld_tile *x) {
-    if (!acc || !x) pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "acc", acc);
+    pld__check_tile(c, api, "x", x);
     if (acc->dtype != x->dtype)
         pld__kraise(c, PLD_ERR_ARG, api, "acc t%d is %s but x t%d is %s", acc->id,
                     pld_dtype_name(acc->dtype), x->id, pld_dtype_name(x->dtype));
@@ -138,6 +139,7 @@ static void check_pair(pld_ctx *c, const char *api, const pld_tile *acc, const p
 }
 
 void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op) {
+    PLD__CTX_CHECK(c, "pld_tile_reduce");
     static const char api[] = "pld_tile_reduce";
     static const char *const names[] = {"sum", "max", "min", "prod"};
     pld__check_live(c);
@@ -152,6 +154,7 @@ void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op
 }
 
 void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x) {
+    PLD__CTX_CHECK(c, "pld_tile_mul");
     static const char api[] = "pld_tile_mul";
     pld__check_live(c);
     check_pair(c, api, acc, x);

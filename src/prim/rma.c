@@ -22,12 +22,12 @@ void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype
 
 void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const int64_t *offsets)
 {
+    PLD__CTX_CHECK(c, "pld_remote_load");
     static const char api[] = "pld_remote_load";
     pld__region wr, tr;
     char reg[128];
     pld__check_live(c);
-    if (!dst)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "dst", dst);
     pld__check_dtensor(c, api, "src", src);
     pld__check_peer(c, api, peer);
     pld__tile_region_in(c, api, "src", dst, src.buf->name, src.ndim, src.shape, src.dtype, offsets, &wr);
@@ -42,12 +42,12 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
 void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
                       const int64_t *offsets, pld_atomic atomic)
 {
+    PLD__CTX_CHECK(c, "pld_remote_store");
     static const char api[] = "pld_remote_store";
     pld__region wr, tr;
     char reg[128];
     pld__check_live(c);
-    if (!src)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "src", src);
     pld__check_dtensor(c, api, "dst", dst);
     pld__check_peer(c, api, peer);
     pld__check_atomic(c, api, atomic, dst.dtype);
@@ -64,13 +64,13 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
 void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, const int64_t *offsets,
                        pld_reduce_op op)
 {
+    PLD__CTX_CHECK(c, "pld_remote_reduce");
     static const char api[] = "pld_remote_reduce";
     static const char *const names[] = {"sum", "max", "min", "prod"};
     pld__region wr, tr;
     char reg[128];
     pld__check_live(c);
-    if (!acc)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "acc", acc);
     if ((unsigned)op > PLD_PROD)
         pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_reduce_op (Sum, Max, Min, Prod)",
                     (int)op);

@@ -55,6 +55,7 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
 void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
                 pld_notify_op op)
 {
+    PLD__CTX_CHECK(c, "pld_notify");
     static const char api[] = "pld_notify";
     int64_t coords[PLD_MAX_DIMS];
     uint64_t t0 = pld__trace_begin(c);
@@ -134,6 +135,7 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
 void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
               pld_wait_cmp cmp)
 {
+    PLD__CTX_CHECK(c, "pld_wait");
     static const char api[] = "pld_wait";
     pld__wait_desc wd;
     pld__check_live(c);
@@ -162,6 +164,7 @@ void pld__wait_checked(pld_ctx *c, pld_dtensor sig, int64_t row, int64_t lane, i
 
 int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets)
 {
+    PLD__CTX_CHECK(c, "pld_signal_read");
     int64_t coords[PLD_MAX_DIMS];
     pld__check_live(c);
     size_t off = signal_cell(c, "pld_signal_read", signal, offsets, coords);

@@ -26,6 +26,7 @@ int64_t pld_tensor_numel(pld_tensor t)
 
 pld_tensor pld_local(const pld_ctx *c, pld_dtensor t)
 {
+    PLD__CTX_CHECK(c, "pld_local");
     pld_ctx *mc = (pld_ctx *)c; /* errors end the kernel: the context is not const then */
     pld__check_live(mc);
     pld__check_dtensor(mc, "pld_local", "window", t);

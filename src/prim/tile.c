@@ -3,45 +3,146 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/handles.h"
 #include "core/internal.h"
 #include "prim/prim.h"
 #include "prim/region.h"
 
-/* Freed tiles kept for the next tile of the same size: the builtins create
- * and free their staging tiles on every call, and malloc, calloc and free
- * of a 4 KiB buffer cost more than copying it (P=2 4 KiB allreduce: 16 %
- * of the time). Not under ASan, which would then miss a use of a tile after
- * pld_tile_free. */
+/* Tile handles come from a pool per agent (rank, or core of a multi-core
+ * call) that lives as long as the world, so a stale handle (freed, of an
+ * earlier launch, of another rank) still points at a handle that says so.
+ * A freed handle waits in a queue behind TILE_QUARANTINE others before a
+ * new tile reuses it. */
+#define TILE_CHUNK 64
+#define TILE_QUARANTINE 1024
+
+typedef struct tile_chunk {
+    struct tile_chunk *next;
+    int used;
+    pld_tile t[TILE_CHUNK];
+} tile_chunk;
+
+struct pld__tile_pool {
+    tile_chunk *chunks;          /* newest first */
+    pld_tile *freed, *freed_tail; /* freed handles, oldest first */
+    int nfreed;
+    uint32_t serial;             /* handles handed out: each one's generation */
+    /* Freed buffers kept for the next tile of the same size: the builtins
+     * create and free their staging tiles on every call, and malloc, calloc
+     * and free of a 4 KiB buffer cost more than copying it (P=2 4 KiB
+     * allreduce: 16 % of the time). Not under ASan, which would then miss a
+     * use of a tile's data after pld_tile_free. */
+    struct tile_spare {
+        void *data;
+        size_t bytes;
+    } spare[4];
+    int nspares;
+};
+
 #if defined(__SANITIZE_ADDRESS__)
-#define PLD__TILE_SPARES 0
+#define TILE_SPARES 0
 #else
-#define PLD__TILE_SPARES 4
+#define TILE_SPARES 4
 #endif
 
-/* A spare of exactly `bytes`, zeroed like a new tile; NULL if none. */
-static pld_tile *take_spare(pld_ctx *c, size_t bytes)
+static struct pld__tile_pool *pool_of(pld_ctx *c, const char *api)
 {
-    for (pld_tile **at = &c->spares; *at; at = &(*at)->next) {
-        pld_tile *t = *at;
-        if (t->bytes != bytes)
-            continue;
-        *at = t->next;
-        c->nspares--;
-        memset(t->data, 0, bytes);
+    struct pld__tile_pool **slot = &c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    if (!*slot && !(*slot = calloc(1, sizeof **slot)))
+        pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for tile handles");
+    return *slot;
+}
+
+/* A handle nobody holds: the oldest freed one once enough are queued,
+ * else a new one. */
+static pld_tile *take_handle(pld_ctx *c, const char *api, struct pld__tile_pool *p)
+{
+    if (p->nfreed > TILE_QUARANTINE) {
+        pld_tile *t = p->freed;
+        p->freed = t->next;
+        if (!p->freed)
+            p->freed_tail = NULL;
+        p->nfreed--;
         return t;
+    }
+    if (!p->chunks || p->chunks->used == TILE_CHUNK) {
+        tile_chunk *k = calloc(1, sizeof *k);
+        if (!k)
+            pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for tile handles");
+        k->next = p->chunks;
+        p->chunks = k;
+    }
+    return &p->chunks->t[p->chunks->used++];
+}
+
+/* A spare buffer of exactly `bytes`, zeroed like a new one; NULL if none. */
+static void *take_spare(struct pld__tile_pool *p, size_t bytes)
+{
+    for (int i = 0; i < p->nspares; i++) {
+        if (p->spare[i].bytes != bytes)
+            continue;
+        void *d = p->spare[i].data;
+        p->spare[i] = p->spare[--p->nspares];
+        memset(d, 0, bytes);
+        return d;
     }
     return NULL;
 }
 
 void pld__tile_spares_free(pld_ctx *c)
 {
-    while (c->spares) {
-        pld_tile *t = c->spares;
-        c->spares = t->next;
-        free(t->data);
-        free(t);
+    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    if (!p)
+        return;
+    for (int i = 0; i < p->nspares; i++)
+        free(p->spare[i].data);
+    p->nspares = 0;
+}
+
+void pld__tile_pools_free(pld_world *w)
+{
+    if (!w->tile_pools)
+        return;
+    for (int i = 0; i < w->nranks * w->profile.aiv_cores; i++) {
+        struct pld__tile_pool *p = w->tile_pools[i];
+        if (!p)
+            continue;
+        for (int k = 0; k < p->nspares; k++)
+            free(p->spare[k].data);
+        while (p->chunks) {
+            tile_chunk *k = p->chunks;
+            p->chunks = k->next;
+            free(k);
+        }
+        free(p);
     }
-    c->nspares = 0;
+    free(w->tile_pools);
+    w->tile_pools = NULL;
+}
+
+void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_tile *t)
+{
+    if (!t)
+        pld__kraise(c, PLD_ERR_ARG, api, "%s tile is NULL", what);
+    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    /* integer compares: t may point anywhere, and is not read until found */
+    uintptr_t x = (uintptr_t)t;
+    for (tile_chunk *k = p ? p->chunks : NULL; k; k = k->next) {
+        uintptr_t lo = (uintptr_t)&k->t[0];
+        if (x < lo || x - lo >= sizeof k->t || (x - lo) % sizeof k->t[0])
+            continue;
+        if (!t->live)
+            pld__kraise(c, PLD_ERR_ARG, api,
+                        "%s tile t%d (%s [%lld,%lld], handle generation %u) was freed by "
+                        "pld_tile_free",
+                        what, t->id, pld_dtype_name(t->dtype), (long long)t->rows,
+                        (long long)t->cols, t->gen);
+        return;
+    }
+    pld__kraise(c, PLD_ERR_ARG, api,
+                "%s tile %p is not a tile of rank %d%s (made on another rank or core, or not by "
+                "pld_tile_create)",
+                what, (const void *)t, c->rank, c->core ? " on this core" : "");
 }
 
 pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols)
@@ -55,31 +156,35 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
     /* overflow-safe: compare against the budget before multiplying through */
     if ((uint64_t)rows > c->ub_cap || (uint64_t)cols > c->ub_cap ||
         (size_t)rows * (size_t)cols > c->ub_cap / esz ||
-        (size_t)rows * (size_t)cols * esz > c->ub_cap - c->ub_used)
+        (size_t)rows * (size_t)cols * esz > c->ub_cap - c->ub_used) {
+        /* the size in bytes, unless it passes 64 bits */
+        char need[48];
+        uint64_t r = (uint64_t)rows, k = (uint64_t)cols;
+        if (r > UINT64_MAX / k || r * k > UINT64_MAX / esz)
+            snprintf(need, sizeof need, "more than 2^64 bytes");
+        else
+            snprintf(need, sizeof need, "%llu bytes", (unsigned long long)(r * k * esz));
         pld__kraise(c, PLD_ERR_NOMEM, api,
-                    "tile %s [%lld,%lld] needs %llu bytes but only %zu of the UB budget %zu "
-                    "are free (%zu in use)",
-                    pld_dtype_name(dtype), (long long)rows, (long long)cols,
-                    (unsigned long long)rows * (unsigned long long)cols * esz,
+                    "tile %s [%lld,%lld] needs %s but only %zu of the UB budget %zu are free "
+                    "(%zu in use)",
+                    pld_dtype_name(dtype), (long long)rows, (long long)cols, need,
                     c->ub_cap - c->ub_used, c->ub_cap, c->ub_used);
-    size_t bytes = (size_t)rows * (size_t)cols * esz;
-    pld_tile *t = take_spare(c, bytes);
-    if (!t) {
-        t = calloc(1, sizeof *t);
-        void *data = calloc(1, bytes);
-        if (!t || !data) {
-            free(t);
-            free(data);
-            pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for a %zu-byte tile", bytes);
-        }
-        t->data = data;
     }
+    size_t bytes = (size_t)rows * (size_t)cols * esz;
+    struct pld__tile_pool *p = pool_of(c, api);
+    void *data = take_spare(p, bytes);
+    if (!data && !(data = calloc(1, bytes)))
+        pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for a %zu-byte tile", bytes);
+    pld_tile *t = take_handle(c, api, p);
+    t->data = data;
     t->prev = NULL;
     t->dtype = dtype;
     t->rows = rows;
     t->cols = cols;
     t->bytes = bytes;
     t->id = c->next_tile_id++;
+    t->gen = ++p->serial;
+    t->live = 1;
     t->next = c->tiles;
     if (c->tiles)
         c->tiles->prev = t;
@@ -90,6 +195,7 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
 
 pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols)
 {
+    PLD__CTX_CHECK(c, "pld_tile_create");
     pld__check_live(c);
     pld_tile *t = pld__tile_alloc(c, "pld_tile_create", dtype, rows, cols);
     if (c->ir)
@@ -98,10 +204,10 @@ pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t col
     return t;
 }
 
-void pld_tile_free(pld_ctx *c, pld_tile *t)
+/* Ends a live tile: its buffer to the spares (or freed), its handle to the
+ * back of the quarantine. */
+void pld__tile_release(pld_ctx *c, pld_tile *t)
 {
-    if (!t)
-        return;
     if (t->prev)
         t->prev->next = t->next;
     else
@@ -109,43 +215,71 @@ void pld_tile_free(pld_ctx *c, pld_tile *t)
     if (t->next)
         t->next->prev = t->prev;
     c->ub_used -= t->bytes;
-    if (c->nspares < PLD__TILE_SPARES) {
-        t->next = c->spares;
-        c->spares = t;
-        c->nspares++;
+    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    if (p->nspares < TILE_SPARES)
+        p->spare[p->nspares++] = (struct tile_spare){.data = t->data, .bytes = t->bytes};
+    else
+        free(t->data);
+    t->data = NULL;
+    t->live = 0;
+    t->next = t->prev = NULL;
+    if (p->freed_tail)
+        p->freed_tail->next = t;
+    else
+        p->freed = t;
+    p->freed_tail = t;
+    p->nfreed++;
+}
+
+void pld_tile_free(pld_ctx *c, pld_tile *t)
+{
+    PLD__CTX_CHECK(c, "pld_tile_free");
+    if (!t)
         return;
-    }
-    free(t->data);
-    free(t);
+    pld__check_tile(c, "pld_tile_free", "the", t);
+    pld__tile_release(c, t);
+}
+
+/* The tile accessors take no context: the calling thread's kernel checks
+ * the handle. */
+static const pld_tile *accessed(const char *api, const pld_tile *t)
+{
+    pld_ctx *c = pld__current_ctx();
+    if (!c)
+        pld__null_ctx(api);
+    pld__check_tile(c, api, "the", t);
+    return t;
 }
 
 void *pld_tile_data(pld_tile *t)
 {
-    return t ? t->data : NULL;
+    return accessed("pld_tile_data", t)->data;
 }
 
 int64_t pld_tile_rows(const pld_tile *t)
 {
-    return t ? t->rows : 0;
+    return accessed("pld_tile_rows", t)->rows;
 }
 
 int64_t pld_tile_cols(const pld_tile *t)
 {
-    return t ? t->cols : 0;
+    return accessed("pld_tile_cols", t)->cols;
 }
 
 pld_dtype pld_tile_dtype(const pld_tile *t)
 {
-    return t ? t->dtype : PLD_FP32;
+    return accessed("pld_tile_dtype", t)->dtype;
 }
 
 size_t pld_ub_used(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_ub_used");
     return c->ub_used;
 }
 
 size_t pld_ub_capacity(const pld_ctx *c)
 {
+    PLD__CTX_CHECK(c, "pld_ub_capacity");
     return c->ub_cap;
 }
 
@@ -222,12 +356,12 @@ void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor
 
 void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
 {
+    PLD__CTX_CHECK(c, "pld_load");
     static const char api[] = "pld_load";
     pld__region tr, sr;
     char reg[128];
     pld__check_live(c);
-    if (!dst)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "dst", dst);
     pld__check_tensor(c, api, "src", src);
     pld__tile_region_in(c, api, "src", dst, NULL, src.ndim, src.shape, src.dtype, offsets,
                         &sr);
@@ -243,12 +377,12 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
 
 void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *offsets)
 {
+    PLD__CTX_CHECK(c, "pld_store");
     static const char api[] = "pld_store";
     pld__region tr, dr;
     char reg[128];
     pld__check_live(c);
-    if (!src)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile is NULL");
+    pld__check_tile(c, api, "src", src);
     pld__check_tensor(c, api, "dst", dst);
     pld__tile_region_in(c, api, "dst", src, NULL, dst.ndim, dst.shape, dst.dtype, offsets,
                         &dr);

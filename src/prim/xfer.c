@@ -233,6 +233,7 @@ static void emit_xfer(pld_ctx *c, const char *verb, const char *lhs, const char 
 
 void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xfer *x)
 {
+    PLD__CTX_CHECK(c, "pld_put");
     static const char api[] = "pld_put";
     static const pld_xfer none;
     xfer_plan p;
@@ -258,6 +259,7 @@ void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xf
 
 void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xfer *x)
 {
+    PLD__CTX_CHECK(c, "pld_get");
     static const char api[] = "pld_get";
     static const pld_xfer none;
     xfer_plan p;
