@@ -23,13 +23,16 @@ typedef struct cost {
     int64_t s;
     pld_dtype dt;
     int32_t counts[8];
+    /* a rank's input, P*M*S elements at in + rank * stride: pld_host_alloc
+     * memory (on the process transport a kernel's malloc is not a tensor) */
+    unsigned char *in;
+    size_t stride;
 } cost;
 
 static void k_cost(pld_ctx *c, void *arg) {
     cost *a = arg;
     int p = pld_nranks(c);
-    size_t esz = pld_dtype_size(a->dt);
-    void *in = calloc((size_t)(p * M * a->s), esz);
+    void *in = a->in + (size_t)pld_rank(c) * a->stride;
     switch (a->which) {
     case AG:
         pld_allgather(c, pld_tensor_make(in, a->dt, 2, PLD_IDX(1, a->s)), a->rows, a->sig);
@@ -60,7 +63,6 @@ static void k_cost(pld_ctx *c, void *arg) {
         pld_barrier(c, a->sig);
         break;
     }
-    free(in);
 }
 
 static void card(int p, int which, pld_dtype dt, int64_t s) {
@@ -69,6 +71,8 @@ static void card(int p, int which, pld_dtype dt, int64_t s) {
     a->which = which;
     a->dt = dt;
     a->s = s;
+    a->stride = (size_t)(p * M * s) * pld_dtype_size(dt);
+    a->in = cu_alloc(w, a->stride * (size_t)p);
     int64_t rows = which == A2AV ? p * M : p;
     a->rows = tu_window(w, "rows", dt, 2, PLD_IDX(rows, s));
     a->data = tu_window(w, "data", dt, 1, PLD_IDX(p * s));

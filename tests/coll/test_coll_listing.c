@@ -21,6 +21,8 @@ typedef struct lst {
     pld_dtensor data, tgt, sig;
     int which;
     int64_t s;
+    float *x; /* inputs: P*s floats per rank, pld_host_alloc memory (on the process
+               * transport a kernel's malloc is not a tensor) */
 } lst;
 
 enum { HAND_ALLGATHER, BUILTIN_ALLGATHER, BUILTIN_ALL_TO_ALL, BUILTIN_BARRIER };
@@ -29,7 +31,7 @@ static void k_listing(pld_ctx *c, void *arg) {
     lst *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     int64_t s = a->s;
-    float *x = calloc((size_t)(p * s), sizeof(float));
+    float *x = a->x + (size_t)me * (size_t)(p * s);
     pld_tensor local = pld_tensor_make(x, PLD_FP32, 2, PLD_IDX(1, s));
     switch (a->which) {
     case HAND_ALLGATHER: {
@@ -57,7 +59,6 @@ static void k_listing(pld_ctx *c, void *arg) {
         pld_barrier(c, a->sig);
         break;
     }
-    free(x);
 }
 
 /* ---- reading the listing --------------------------------------------------- */
@@ -115,6 +116,7 @@ static pld_world *listing_of(int which, int64_t s, listing *l) {
     lst *a = cu_alloc(w, sizeof *a);
     a->which = which;
     a->s = s;
+    a->x = cu_alloc(w, sizeof(float) * (size_t)(P * P * s));
     a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(P, s));
     a->tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(P, s));
     a->sig = tu_signal(w, "sig", 1);

@@ -44,7 +44,16 @@ typedef struct rcase {
     int counts2d; /* all_to_all_v: send_counts [P,1] instead of [P] */
     pld_dtensor data, tgt, sig, ring, rc;
     const float *ref; /* reductions: expected value per flat index (exact) */
+    /* inputs the ranks fill: pld_host_alloc memory, stride bytes per rank
+     * (on the process transport a kernel's malloc is not a tensor) */
+    char *scratch;
+    size_t stride;
 } rcase;
+
+/* all_to_all_v: where a rank's send counts follow its P blocks in its scratch */
+static size_t a2av_counts_at(int p, size_t block) {
+    return ((size_t)p * block + 7) & ~(size_t)7;
+}
 
 /* all_to_all_v: rows src sends to dst -- 0, 1, M-1, M, above M (clamped),
  * M/2 and far above M, depending on the pair. */
@@ -92,7 +101,7 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace) {
     if (inplace) {
         cu_fill(t + (size_t)me * row, row, cu_tag(me, CU_ALL, a->salt), 0);
     } else {
-        in = malloc(row);
+        in = a->scratch + (size_t)me * a->stride;
         cu_fill(in, row, cu_tag(me, CU_ALL, a->salt), 0);
     }
     pld_barrier(c, a->sig); /* nobody pushes into a row still being pre-filled */
@@ -106,7 +115,6 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace) {
                  r);
         cu_kcheck_bytes(c, what, t + (size_t)r * row, row, cu_tag(r, CU_ALL, a->salt), 0);
     }
-    free(in);
 }
 
 static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double want) {
@@ -141,7 +149,7 @@ static void k_allreduce(pld_ctx *c, rcase *a) {
 static void k_all_to_all(pld_ctx *c, rcase *a) {
     int me = pld_rank(c), p = pld_nranks(c);
     size_t row = (size_t)a->s * pld_dtype_size(a->dt);
-    char *in = malloc((size_t)p * row), *t = pld_local(c, a->tgt).data;
+    char *in = a->scratch + (size_t)me * a->stride, *t = pld_local(c, a->tgt).data;
     for (int d = 0; d < p; d++)
         cu_fill(in + (size_t)d * row, row, cu_tag(me, d, a->salt), 0);
     cu_fill(t, (size_t)p * row, cu_tag(CU_GARBAGE, me, a->salt), 0);
@@ -152,15 +160,14 @@ static void k_all_to_all(pld_ctx *c, rcase *a) {
         snprintf(what, sizeof what, "all_to_all target row %d", s);
         cu_kcheck_bytes(c, what, t + (size_t)s * row, row, cu_tag(s, me, a->salt), 0);
     }
-    free(in);
 }
 
 static void k_all_to_all_v(pld_ctx *c, rcase *a) {
     int me = pld_rank(c), p = pld_nranks(c);
     int64_t m = a->m;
     size_t row = (size_t)a->s * pld_dtype_size(a->dt), block = (size_t)m * row;
-    char *in = malloc((size_t)p * block), *t = pld_local(c, a->tgt).data;
-    int32_t *counts = malloc(sizeof(int32_t) * (size_t)p);
+    char *in = a->scratch + (size_t)me * a->stride, *t = pld_local(c, a->tgt).data;
+    int32_t *counts = (int32_t *)(void *)(in + a2av_counts_at(p, block));
     int32_t *rc = pld_local(c, a->rc).data;
     for (int d = 0; d < p; d++) {
         cu_fill(in + (size_t)d * block, block, cu_tag(me, d, a->salt), 0);
@@ -183,8 +190,6 @@ static void k_all_to_all_v(pld_ctx *c, rcase *a) {
         cu_kcheck_bytes(c, what, t + (size_t)s * block, (size_t)want * row, cu_tag(s, me, a->salt),
                         0);
     }
-    free(counts);
-    free(in);
 }
 
 static void k_ref(pld_ctx *c, void *arg) {
@@ -267,6 +272,18 @@ static void run(rworld *rw, rcase tmpl) {
         a->rc = tu_window(w, "recv_counts", PLD_INT32, 2, PLD_IDX(p, 1));
         break;
     }
+    size_t row = (size_t)a->s * pld_dtype_size(a->dt);
+    a->stride = a->kind == K_AG    ? row
+                : a->kind == K_A2A ? (size_t)p * row
+                : a->kind == K_A2AV
+                    ? a2av_counts_at(p, (size_t)a->m * row) + sizeof(int32_t) * (size_t)p
+                    : 0;
+    a->scratch = NULL;
+    if (a->stride) {
+        a->stride = (a->stride + 63) & ~(size_t)63;
+        a->scratch = pld_host_alloc(w, a->stride * (size_t)p);
+        cr_assert_not_null(a->scratch, "pld_host_alloc(%zu)", a->stride * (size_t)p);
+    }
     if (a->kind == K_AR || a->kind == K_RS) {
         int64_t n = a->kind == K_AR ? a->s : p * a->s;
         float *h = pld_host_alloc(w, sizeof(float) * (size_t)n);
@@ -282,6 +299,7 @@ static void run(rworld *rw, rcase tmpl) {
                  a->kind == K_A2AV ? " per row" : "", pld_status_name(st), pld_world_error(w));
     cu_assert_signal_zero(w, rw->whole);
     if (ref) pld_host_free(w, ref);
+    if (a->scratch) pld_host_free(w, a->scratch);
     cu_free(w, a->data);
     cu_free(w, a->tgt);
     cu_free(w, a->rc);

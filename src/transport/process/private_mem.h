@@ -5,8 +5,12 @@
 
 #include <stddef.h>
 
-/* 1 if the calling rank may use [p, p+bytes) (shared memory excluded: the
- * caller checks it first). */
+/* Called by a worker's main thread right after the fork, before it runs any
+ * kernel: marks where the rank's own stack begins. */
+void pld__private_mem_worker_begin(void);
+
+/* 1 if the calling rank may use [p, p+bytes) besides shared memory (the
+ * caller checks the arena first): its own stack frames only. */
 int pld__private_mem_rank_ok(const void *p, size_t bytes);
 
 #endif

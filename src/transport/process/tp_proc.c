@@ -79,6 +79,7 @@ static void copy_text(char *dst, size_t cap, const char *src)
 static PLD__NORETURN void worker_main(pld_world *w, int rank, uint32_t seen)
 {
     tp_proc_ctl *ctl = state(w)->ctl;
+    pld__private_mem_worker_begin(); /* kernels' stack arrays are the rank's own */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != ctl->host_pid)
         _exit(1); /* the host died before we could ask to die with it */
