@@ -1,6 +1,7 @@
 /* The pld command-line tool.
  *
- *   pld info                       version, transports, profiles and limits
+ *   pld info [--env]               version, transports, profiles and limits;
+ *                                  --env: every PLD_* setting and its value in effect
  *   pld bench <collective|all> ... nccl-tests style measurement (tools/bench/bench.c)
  *   pld cost <collective> -s SIZE  the cost card (tools/bench/cost_cmd.c)
  *   pld explore PROGRAM [ARGS]     many seeds of the schedule explorer (tools/explore.c)
@@ -12,14 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../src/core/settings.h" /* the PLD_* table: pld info --env prints it */
 #include "bench.h"
 #include "explore.h"
 #include "pld/pld.h"
 
 static int usage(FILE *out) {
     fprintf(out, "usage: pld <command> [options]\n"
-                 "  info                          version, transports compiled in, profiles and "
-                 "their limits\n"
+                 "  info [--env]                  version, transports compiled in, profiles and "
+                 "their limits;\n"
+                 "                                --env: the PLD_* settings and their values\n"
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
                  "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
@@ -27,16 +30,62 @@ static int usage(FILE *out) {
     return out == stderr ? 2 : 0;
 }
 
+/* `pld info --env`: the settings table with the values in effect, one
+ * block per variable. Every row is printed, a bad value included; each bad
+ * value is then reported on stderr as pld_world_init reports it, and the
+ * exit status is 2 (as `pld bench` with that environment). */
+static int cmd_info_env(void) {
+    int bad = 0;
+    printf("# PLD_* environment settings: value in effect (where it comes from), what it\n"
+           "# does, the accepted forms and the default. An empty value is the same as unset.\n");
+    for (int i = 0; i < PLD__S_COUNT_; i++) {
+        pld__setting_id id = (pld__setting_id)i;
+        const pld__setting *s = pld__setting_get(id);
+        pld__setting_value v;
+        char msg[512], val[128], acc[256];
+        if (pld__setting_read(id, &v, msg, sizeof msg) != PLD_OK) {
+            printf("%s = INVALID (environment: %s=%.64s)\n", s->name, s->name,
+                   pld__setting_str(id));
+            fprintf(stderr, "pld info: PLD_ERR_ARG: %s\n", msg);
+            bad = 1;
+        } else if (v.from_env) {
+            printf("%s = %s (environment: %s=%.64s)\n", s->name,
+                   pld__setting_format(id, &v, val, sizeof val), s->name, v.str);
+        } else {
+            printf("%s = %s (default)\n", s->name, s->dflt_text);
+        }
+        printf("    %s%s\n", s->test_only ? "[not user-facing] " : "", s->doc);
+        printf("    accepted: %s; default %s\n", pld__setting_accepted(id, acc, sizeof acc),
+               s->dflt_text);
+    }
+    return bad ? 2 : 0;
+}
+
 static int cmd_info(int argc, char **argv) {
     static const char *const platforms[] = {"a2a3sim", "a5sim"};
     static const char *const transports[] = {"thread", "process", "mpi"};
+    int env = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: pld info\n  version, transports compiled in, profiles and their "
-                   "limits (after PLD_UB_BYTES / PLD_URMA_SQ_DEPTH)\n");
+            printf("usage: pld info [--env]\n  version, transports compiled in, profiles and "
+                   "their limits (after PLD_UB_BYTES / PLD_URMA_SQ_DEPTH)\n"
+                   "  --env  every PLD_* environment setting: the value in effect, whether it "
+                   "comes\n         from the environment or is the default, the accepted "
+                   "forms and what it does\n");
             return 0;
         }
+        if (!strcmp(argv[i], "--env")) {
+            env = 1;
+            continue;
+        }
         fprintf(stderr, "pld info: unexpected argument '%s'\ntry 'pld info --help'\n", argv[i]);
+        return 2;
+    }
+    if (env) return cmd_info_env();
+    /* a bad setting would make every world below "unavailable": say why once */
+    char msg[512];
+    if (pld__settings_check(msg, sizeof msg) != PLD_OK) {
+        fprintf(stderr, "pld info: PLD_ERR_ARG: %s\n", msg);
         return 2;
     }
     printf("pld %s\n", pld_version());
@@ -84,7 +133,8 @@ static int cmd_info(int argc, char **argv) {
         printf("\n");
         pld_world_finalize(w);
     }
-    const char *ub = getenv("PLD_UB_BYTES"), *sq = getenv("PLD_URMA_SQ_DEPTH");
+    const char *ub = pld__setting_str(PLD__S_UB_BYTES),
+               *sq = pld__setting_str(PLD__S_URMA_SQ_DEPTH);
     if (ub || sq)
         printf("  (environment: %s%s%s%s%s)\n", ub ? "PLD_UB_BYTES=" : "", ub ? ub : "",
                ub && sq ? ", " : "", sq ? "PLD_URMA_SQ_DEPTH=" : "", sq ? sq : "");

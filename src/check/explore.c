@@ -44,18 +44,14 @@ static uint64_t next_rand(uint64_t *s)
 
 pld_status pld__sched_init(pld_world *w)
 {
-    const char *v = pld__env_str("PLD_SCHED");
+    char msg[512];
+    pld__setting_value v;
     w->sched_mode = MODE_OFF;
-    if (!v)
+    if (pld__setting_read(PLD__S_SCHED, &v, msg, sizeof msg) != PLD_OK)
+        return pld__init_fail(PLD_ERR_ARG, "pld_world_init: %s", msg);
+    if (!v.from_env)
         return PLD_OK;
-    char *end = NULL;
-    unsigned long long seed = strtoull(v, &end, 0);
-    if (end == v || *end)
-        return pld__init_fail(PLD_ERR_ARG,
-                              "pld_world_init: PLD_SCHED='%s' is not a seed (a number, e.g. "
-                              "PLD_SCHED=42)",
-                              v);
-    w->sched_seed = seed;
+    w->sched_seed = v.seed;
     if (!strcmp(w->tp->name, "process")) {
         w->sched_mode = MODE_PERTURB;
         return PLD_OK;

@@ -48,12 +48,9 @@ pld_status pld__profile_allows(const pld__profile *p, pld__op op, char *msg, siz
  * environment overrides applied. Writes a message into msg on failure. */
 pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz);
 
-/* ---- environment settings (src/core/env.c) ------------------------------ */
+/* ---- settings: every PLD_* variable (src/core/settings.h) --------------- */
 
-/* Every PLD_* environment variable is read through here (one list). */
-long pld__env_long(const char *name, long dflt);
-const char *pld__env_str(const char *name);
-unsigned pld__env_check_bits(void);
+#include "core/settings.h"
 
 /* CPUs this process may run on (its affinity mask). */
 int pld__cpus_allowed(void);
@@ -207,6 +204,7 @@ struct pld_world {
     int spin;                    /* spin iterations before a wait yields */
     int yields;                  /* sched_yield rounds before it sleeps */
     int pin;                     /* pin each rank to one CPU (core/pin.c) */
+    size_t stack_bytes;          /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
     unsigned check;
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */

@@ -1,7 +1,5 @@
-/* PLD_DEBUG=WARN|INFO|TRACE logging to stderr with a "pld:rank N:" prefix. */
+/* PLD_DEBUG=OFF|WARN|INFO|TRACE logging to stderr with a "pld:rank N:" prefix. */
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
 #include "core/internal.h"
 
@@ -12,16 +10,8 @@ int pld__log_level(void)
     int l = atomic_load_explicit(&log_level, memory_order_relaxed);
     if (PLD__LIKELY(l >= 0))
         return l;
-    const char *v = pld__env_str("PLD_DEBUG");
-    l = PLD__LOG_OFF;
-    if (v) {
-        if (!strcasecmp(v, "WARN"))
-            l = PLD__LOG_WARN;
-        else if (!strcasecmp(v, "INFO"))
-            l = PLD__LOG_INFO;
-        else if (!strcasecmp(v, "TRACE"))
-            l = PLD__LOG_TRACE;
-    }
+    /* a bad value logs nothing here; pld_world_init reports it */
+    l = (int)pld__setting_num(PLD__S_DEBUG);
     atomic_store_explicit(&log_level, l, memory_order_relaxed);
     return l;
 }

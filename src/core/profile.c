@@ -44,20 +44,16 @@ pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, 
         if (strcmp(name, profiles[i].name))
             continue;
         *out = profiles[i];
-        long ub = pld__env_long("PLD_UB_BYTES", (long)out->ub_bytes);
-        if (ub < 1024) {
-            snprintf(msg, msgsz, "PLD_UB_BYTES=%ld is too small (minimum 1024)", ub);
+        /* the profile's limits are the defaults; the table checks the rest */
+        pld__setting_value v;
+        if (pld__setting_read(PLD__S_UB_BYTES, &v, msg, msgsz) != PLD_OK)
             return PLD_ERR_ARG;
-        }
-        out->ub_bytes = (size_t)ub;
-        if (out->urma) {
-            long d = pld__env_long("PLD_URMA_SQ_DEPTH", (long)out->sq_depth);
-            if (d < 4) {
-                snprintf(msg, msgsz, "PLD_URMA_SQ_DEPTH=%ld is too small (minimum 4)", d);
-                return PLD_ERR_ARG;
-            }
-            out->sq_depth = d;
-        }
+        if (v.from_env)
+            out->ub_bytes = (size_t)v.num;
+        if (pld__setting_read(PLD__S_URMA_SQ_DEPTH, &v, msg, msgsz) != PLD_OK)
+            return PLD_ERR_ARG;
+        if (out->urma && v.from_env)
+            out->sq_depth = v.num;
         return PLD_OK;
     }
     snprintf(msg, msgsz, "unknown platform '%s' (expected a2a3sim, a5sim or sim)", name);

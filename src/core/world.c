@@ -107,48 +107,10 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
         goto err_world;
     }
 
-    if (cfg->wait_timeout_ms < 0) {
-        st = pld__init_fail(PLD_ERR_ARG, "pld_world_init: wait_timeout_ms %d is negative",
-                            cfg->wait_timeout_ms);
+    /* timeout, checkers, waits, pinning, stack, trace: config, then the
+     * environment (strictly: a bad PLD_* value fails here), then defaults */
+    if ((st = pld__world_settings(w, cfg, nlaunched)) != PLD_OK)
         goto err_devices;
-    }
-    w->wait_timeout_ms = cfg->wait_timeout_ms > 0
-                             ? cfg->wait_timeout_ms
-                             : (int)pld__env_long("PLD_WAIT_TIMEOUT_MS", 60000);
-    if (w->wait_timeout_ms <= 0)
-        w->wait_timeout_ms = 60000;
-    const unsigned known = PLD_CHECK_SIGNALS | PLD_CHECK_RACE | PLD_CHECK_NOARGS;
-    if (cfg->check & ~known) {
-        st = pld__init_fail(PLD_ERR_ARG, "pld_world_init: unknown check bits 0x%x",
-                            cfg->check & ~known);
-        goto err_devices;
-    }
-    /* Spin before sleeping only when every rank has a core: oversubscribed,
-     * the rank we wait for needs our core, so hand it over at once (no spin:
-     * P=4 on 2 cores, 4 KiB allgather 10.3 -> 6.2 us, barrier 6.2 -> 3.1 us;
-     * P=8 barrier 18.5 -> 12.6 us), then sleep. When this process runs
-     * every rank, the CPUs counted are the ones it may use (taskset,
-     * cgroups), not the machine's. Under a launcher each process is one rank
-     * that the launcher may have bound to a single CPU: there the node's
-     * CPUs are the measure. */
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int ncpu = nlaunched > 0 ? (online > 0 ? (int)online : 1) : pld__cpus_allowed();
-    int oversubscribed = w->nranks > ncpu;
-    w->spin = (int)pld__env_long("PLD_SPIN", oversubscribed ? 0 : 2000);
-    if (w->spin < 0)
-        w->spin = 0;
-    w->yields = (int)pld__env_long("PLD_YIELDS", oversubscribed ? 64 : 0);
-    if (w->yields < 0)
-        w->yields = 0;
-    w->pin = pld__env_long("PLD_PIN", oversubscribed) != 0;
-    w->check = cfg->check | pld__env_check_bits();
-    w->ir_print = cfg->ir || pld__env_long("PLD_IR", 0) != 0;
-    atomic_init(&w->ir_on, w->ir_print);
-    const char *trace = cfg->trace_path ? cfg->trace_path : pld__env_str("PLD_TRACE");
-    if (trace && !(w->trace_path = strdup(trace))) {
-        st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
-        goto err_devices;
-    }
     /* the layers above: before the transport starts its ranks (forked
      * workers inherit what they set up) */
     if ((st = hooks->world_begin(w)) != PLD_OK) {

@@ -112,7 +112,7 @@ static pld_status tp_mpi_world_init(pld_world *w)
         MPI_SUCCESS) {
         int node_size = 0;
         MPI_Comm_size(node, &node_size);
-        s->node_shared = node_size == s->size && pld__env_long("PLD_MPI_SHM", 1) != 0;
+        s->node_shared = node_size == s->size && pld__setting_num(PLD__S_MPI_SHM) != 0;
         MPI_Comm_free(&node);
     }
     /* one decision for all: the window calls that follow are collective */

@@ -88,8 +88,9 @@ static pld_status tp_thread_world_init(pld_world *w)
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    /* many ranks on few cores: keep stacks moderate but roomy for kernels */
-    pthread_attr_setstacksize(&attr, 4u << 20);
+    /* many ranks on few cores: stacks moderate but roomy for kernels
+     * (PLD_STACK_BYTES, default 4 MiB) */
+    pthread_attr_setstacksize(&attr, w->stack_bytes);
     for (int r = 0; r < w->nranks; r++) {
         s->ranks[r].w = w;
         s->ranks[r].rank = r;
