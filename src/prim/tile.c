@@ -16,6 +16,12 @@
 #define TILE_CHUNK 64
 #define TILE_QUARANTINE 1024
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TILE_SPARES 0
+#else
+#define TILE_SPARES 4
+#endif
+
 typedef struct tile_chunk {
     struct tile_chunk *next;
     int used;
@@ -35,15 +41,10 @@ struct pld__tile_pool {
     struct tile_spare {
         void *data;
         size_t bytes;
-    } spare[4];
+    } spare[TILE_SPARES > 0 ? TILE_SPARES : 1];
     int nspares;
 };
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TILE_SPARES 0
-#else
-#define TILE_SPARES 4
-#endif
 
 static struct pld__tile_pool *pool_of(pld_ctx *c, const char *api)
 {
@@ -216,9 +217,11 @@ void pld__tile_release(pld_ctx *c, pld_tile *t)
         t->next->prev = t->prev;
     c->ub_used -= t->bytes;
     struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+#if TILE_SPARES > 0
     if (p->nspares < TILE_SPARES)
         p->spare[p->nspares++] = (struct tile_spare){.data = t->data, .bytes = t->bytes};
     else
+#endif
         free(t->data);
     t->data = NULL;
     t->live = 0;
