@@ -58,9 +58,26 @@ pld_status pld_world_init(pld_world **out, const pld_config *cfg);
  * --opt=X form) and leaves every other argument in place. */
 pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
 
-/* Message of the last failed pld_world_init on this thread ("" if none). */
+/* Message of the last failed pld_world_init on this thread ("" if none),
+ * or of the last call on this thread refused because its world handle was
+ * not a live world (finalized, NULL, or never a world). */
 const char *pld_last_error(void);
 
+/* Handle lifetime. Worlds, window buffers, views, tiles and host blocks
+ * are checked before use: a double free, a use after free, a call after
+ * pld_world_finalize, a host call (launch, alloc, free, reset, finalize)
+ * made inside a kernel or while another host thread's launch runs on the
+ * world is PLD_ERR_ARG naming the call and the handle. The void calls
+ * (pld_free_window_buffer, pld_host_free, pld_world_finalize) do nothing
+ * then, print the message on stderr and keep it for pld_world_error (or
+ * pld_last_error when the world itself is dead); inside a kernel they fail
+ * the launch like any kernel-side error. Freed memory waits before it is
+ * reused so that stale handles are recognised: the last 64 finalized
+ * worlds, 4096 window descriptors taken round robin, 1024 freed tiles per
+ * rank, the last 16 host blocks (64 MiB). A handle older than that may
+ * name a newer object of the same kind.
+ *
+ * Launches of one world run one at a time; a kernel may not launch. */
 void pld_world_finalize(pld_world *w);
 int pld_world_size(const pld_world *w);
 int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
@@ -109,7 +126,14 @@ void pld_host_free(pld_world *w, void *p);
 
 typedef void (*pld_kernel)(pld_ctx *ctx, void *arg);
 /* Runs kernel on every rank this process hosts and returns when all have
- * finished: PLD_OK or the root-cause status of the first failure. */
+ * finished: PLD_OK or the root-cause status of the first failure.
+ *
+ * Crashes: on the thread transport every rank is a thread of this
+ * process, so a segmentation fault, abort() or exit() in a kernel ends
+ * the program, as in any multithreaded program; a rank thread's stack is
+ * PLD_STACK_BYTES (4 MiB by default: a large array on a kernel's stack
+ * needs more). Kernels that may crash run safely with the process
+ * transport (--transport process), where a dead worker is PLD_ERR_PEER. */
 pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg);
 
 /* Reads (and releases) this rank's window slice from the host side:
