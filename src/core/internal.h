@@ -240,10 +240,27 @@ struct pld_world {
                                     another process (1 MiB in shared memory) */
 
     char errmsg[PLD__ERRMSG_MAX]; /* host-side copy, what pld_world_error returns */
+
+    /* Set by the transport when a rank's kernel did not return after its
+     * launch failed and the rank cannot be stopped (a thread): the world's
+     * memory may still be in use by that rank, so every later call fails
+     * with unusable_why instead of touching it. Host-written, host-read. */
+    _Atomic int unusable;
+    char unusable_why[512];
 };
 
 /* Fills w->errmsg (host-side failures) and returns st. */
 pld_status pld__world_fail(pld_world *w, pld_status st, const char *fmt, ...) PLD__PRINTF(3, 4);
+/* PLD_OK, or PLD_ERR_ARG naming `api` and why the world is unusable (a rank
+ * that never returned, see pld_world.unusable). Host calls that touch the
+ * world's ranks or memory check it first. */
+static inline pld_status pld__world_usable(pld_world *w, const char *api)
+{
+    if (PLD__LIKELY(!atomic_load_explicit(&w->unusable, memory_order_acquire)))
+        return PLD_OK;
+    return pld__world_fail(w, PLD_ERR_ARG, "%s: this world is unusable: %s", api,
+                           w->unusable_why);
+}
 /* Error for pld_world_init, kept per thread for pld_last_error. */
 pld_status pld__init_fail(pld_status st, const char *fmt, ...) PLD__PRINTF(2, 3);
 

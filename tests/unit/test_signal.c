@@ -409,10 +409,16 @@ static void k_timeout(pld_ctx *c, void *arg) {
         a->after[0] = 1;
         return;
     }
-    /* busy, not blocked: this is no deadlock */
+    /* busy, not blocked: this is no deadlock. It looks at its signal now
+     * and then, as a kernel that computes does call into pld: once rank 0's
+     * wait has timed out that call ends this rank's kernel (a rank that
+     * stayed in its own code 500 ms after the failure would be given up on,
+     * tests/unit/test_hang.c) */
     int total = a->which; /* ms */
-    for (int t = 0; t < total; t += 10)
+    for (int t = 0; t < total; t += 10) {
         tu_sleep_ms(10);
+        (void)pld_signal_read(c, a->sig, PLD_IDX(0, 0));
+    }
     if (a->rounds) /* notify at the end (the short case) */
         pld_notify(c, a->sig, 0, PLD_IDX(1, 0), 1, PLD_NOTIFY_SET);
 }

@@ -11,7 +11,19 @@
  *           every few milliseconds: a death aborts the group (PLD_ERR_PEER
  *           naming the rank and the signal or exit code).
  * Workers die with the host (PR_SET_PDEATHSIG, and a parent check while
- * idle); finalize asks them to exit and reaps them. */
+ * idle); finalize asks them to exit and reaps them.
+ *
+ * Stuck workers: once the group has failed (abort_status set: a timeout, a
+ * kernel error, a death), every rank in a pld call leaves at once. A worker
+ * that is still inside the kernel PLD__STUCK_GRACE_MS later is looping in
+ * user code (or stopped: SIGSTOP, a debugger) and would hold the launch
+ * for ever. The host kills it, reaps it, and forks a replacement for the
+ * same rank, so the world stays usable; the launch returns PLD_ERR_TIMEOUT
+ * naming the killed worker, followed by the failure that came first. A
+ * launch that has not failed is never cut short: a long computation looks
+ * exactly like a loop that never ends. The replacement is forked from the
+ * host as it is now, not as it was at world init; it starts like the
+ * others (worker_main), and the world it sees is in the arena. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -62,6 +74,8 @@ static tp_proc_state *state(const pld_world *w)
 {
     return w->tp_state;
 }
+
+static PLD__NORETURN void worker_main(pld_world *w, int rank, uint32_t seen);
 
 /* ---- worker --------------------------------------------------------------- */
 
@@ -150,6 +164,73 @@ static int reap(pld_world *w)
                      w->device_ids[r], how, (int)s->ctl->rank[r].pid);
     }
     return died;
+}
+
+/* ---- host: stuck workers -------------------------------------------------- */
+
+/* Forks a worker for `rank` in place of one that is gone; it joins at the
+ * next launch (it starts from launch generation `gen`, the current one).
+ * 0, or -1 with errno. */
+static int respawn(pld_world *w, int rank, uint32_t gen)
+{
+    tp_proc_state *s = state(w);
+    fflush(NULL); /* buffered output must not be written twice */
+    pid_t pid = fork();
+    if (pid == 0)
+        worker_main(w, rank, gen);
+    if (pid < 0)
+        return -1;
+    s->ctl->rank[rank].pid = (int32_t)pid;
+    return 0;
+}
+
+/* The group failed PLD__STUCK_GRACE_MS ago and these workers are still in
+ * the kernel of launch `gen`: kill each, reap it, start a new one. Writes
+ * "rank 1 (device 1, pid N) did not return ..." into msg; returns how many
+ * were killed. */
+static int kill_stuck(pld_world *w, uint32_t gen, char *msg, size_t size)
+{
+    tp_proc_state *s = state(w);
+    tp_proc_ctl *ctl = s->ctl;
+    char who[512] = "", lost[256] = "";
+    size_t n = 0, nl = 0;
+    int killed = 0;
+    for (int r = 0; r < w->nranks; r++) {
+        if (s->dead[r] ||
+            atomic_load_explicit(&ctl->rank[r].finished_gen, memory_order_acquire) == gen)
+            continue;
+        pid_t pid = ctl->rank[r].pid;
+        /* SIGKILL ends a stopped process too; waitpid cannot block long */
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        /* its agents are gone with it: no sleeper of this rank remains */
+        atomic_store(&w->sh->rank[r].sleepers, 0);
+        if (n < sizeof who)
+            n += (size_t)snprintf(who + n, sizeof who - n, "%srank %d (device %d, pid %d)",
+                                  killed ? ", " : "", r, w->device_ids[r], (int)pid);
+        killed++;
+        if (respawn(w, r, gen) != 0) {
+            int err = errno;
+            s->dead[r] = 1;
+            if (!s->death[0])
+                snprintf(s->death, sizeof s->death,
+                         "rank %d (device %d) was killed after it did not return from a failed "
+                         "launch, and no worker could replace it (fork: %s)",
+                         r, w->device_ids[r], strerror(err));
+            if (nl < sizeof lost)
+                nl += (size_t)snprintf(lost + nl, sizeof lost - nl, " rank %d", r);
+        }
+    }
+    if (killed)
+        snprintf(msg, size,
+                 "%s did not return from %s kernel within %d ms after the group failed (%s in "
+                 "user code, not in a pld call that would have left, or stopped); %s killed%s%s. "
+                 "The group failed first: ",
+                 who, killed > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
+                 killed > 1 ? "they were" : "it was", killed > 1 ? "the workers were" : "the worker was",
+                 nl ? " and could not be replaced:" : " and replaced for the next launch", lost);
+    return killed;
 }
 
 /* ---- ops -------------------------------------------------------------------- */
@@ -260,7 +341,9 @@ static pld_status tp_proc_launch(pld_world *w)
         w->ir_shared[0] = '\0';
     uint32_t gen = atomic_fetch_add_explicit(&ctl->launch_gen, 1, memory_order_release) + 1;
     pld__futex_wake(&ctl->launch_gen, 1);
-    int died = 0;
+    int died = 0, killed = 0;
+    uint64_t failed_at = 0;
+    char stuck[1024] = "";
     for (;;) {
         uint32_t seq = atomic_load(&ctl->done_seq);
         int left = 0;
@@ -270,14 +353,37 @@ static pld_status tp_proc_launch(pld_world *w)
                 left++;
         if (left == 0)
             break;
+        /* the grace period runs from the first time the host sees the
+         * failure (within REAP_MS of it) */
+        if (atomic_load_explicit(&w->sh->abort_status, memory_order_seq_cst) != 0) {
+            uint64_t now = pld__now_ns();
+            if (!failed_at)
+                failed_at = now;
+            if (now - failed_at >= (uint64_t)PLD__STUCK_GRACE_MS * 1000000u) {
+                killed = kill_stuck(w, gen, stuck, sizeof stuck);
+                break;
+            }
+        }
         pld__futex_wait(&ctl->done_seq, seq, REAP_MS, 1);
         if (reap(w)) {
             died = 1;
             pld__group_fail(w, PLD_ERR_PEER, s->death); /* releases every waiting rank */
         }
     }
-    if (died) {
-        /* the death is the root cause, whatever the survivors reported */
+    /* the death is the root cause, whatever the survivors reported */
+    const char *first = died ? s->death : w->sh->errmsg;
+    if (killed) {
+        /* the launch outlived its failure: say so first, then the cause */
+        char *msg = malloc(sizeof w->sh->errmsg);
+        if (msg) {
+            snprintf(msg, sizeof w->sh->errmsg, "%s%s", stuck, first);
+            snprintf(w->sh->errmsg, sizeof w->sh->errmsg, "%s", msg);
+            free(msg);
+        } else {
+            snprintf(w->sh->errmsg, sizeof w->sh->errmsg, "%s", stuck);
+        }
+        atomic_store(&w->sh->abort_status, PLD_ERR_TIMEOUT);
+    } else if (died) {
         snprintf(w->sh->errmsg, sizeof w->sh->errmsg, "%s", s->death);
         atomic_store(&w->sh->abort_status, PLD_ERR_PEER);
     }

@@ -1,7 +1,18 @@
 /* The thread transport (embedded default): every rank is a thread of this
  * process, created once per world and reused by every launch; windows are
  * ordinary anonymous mappings, so peers are reached with plain loads and
- * stores. */
+ * stores.
+ *
+ * A launch ends when every rank has returned, or PLD__STUCK_GRACE_MS after
+ * the group failed if some rank still has not: that rank is looping in user
+ * code (it never reaches a pld call, which would see the abort and leave),
+ * and a thread cannot be stopped from outside. The launch then returns
+ * PLD_ERR_TIMEOUT naming it and marks the world unusable (w->unusable):
+ * the rank may still read and write the world's windows, host blocks and
+ * control block, so nothing may reuse them. Finalize leaks what such a
+ * thread can reach instead of freeing it under its feet. A launch that has
+ * not failed is never cut short: a long computation looks exactly like a
+ * loop that never ends. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +26,7 @@ typedef struct tp_thread_rank {
     pld_world *w;
     int rank;
     pthread_t tid;
+    _Atomic uint32_t finished_gen; /* the last launch this rank returned from */
 } tp_thread_rank;
 
 /* Header in front of every pld_host_alloc block: finalize frees what the
@@ -27,11 +39,22 @@ typedef struct tp_thread_state {
     pthread_mutex_t host_lock;
     tp_host_block host_blocks; /* list head */
     _Atomic uint32_t launch_gen; /* bumped to start a launch (futex word) */
-    _Atomic uint32_t pending;    /* ranks still running the launch (futex word) */
+    _Atomic uint32_t pending;    /* ranks still running the launch */
+    /* futex word the host sleeps on during a launch: bumped by the last rank
+     * to finish and by every abort, so the host learns of a failure without
+     * polling (it then gives the ranks PLD__STUCK_GRACE_MS to return) */
+    _Atomic uint32_t host_bell;
     _Atomic int quit;
     int started;
+    int stuck;                   /* host-only: some rank never returned (world unusable) */
     tp_thread_rank *ranks;
 } tp_thread_state;
+
+static void ring_host(tp_thread_state *s)
+{
+    atomic_fetch_add_explicit(&s->host_bell, 1, memory_order_seq_cst);
+    pld__futex_wake(&s->host_bell, 0);
+}
 
 static void *tp_thread_worker(void *arg)
 {
@@ -50,19 +73,33 @@ static void *tp_thread_worker(void *arg)
             break;
         seen = gen;
         pld__rank_main(w, me->rank);
+        atomic_store_explicit(&me->finished_gen, gen, memory_order_release);
         if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1)
-            pld__futex_wake(&s->pending, 0);
+            ring_host(s);
     }
     return NULL;
 }
 
-static void tp_thread_stop(tp_thread_state *s)
+/* Asks every rank thread to leave and joins it. A thread still inside the
+ * kernel of the launch that declared it stuck is detached instead (joining
+ * would hang); returns how many were. */
+static int tp_thread_stop(tp_thread_state *s)
 {
+    uint32_t last = atomic_load(&s->launch_gen);
     atomic_store(&s->quit, 1);
     atomic_fetch_add(&s->launch_gen, 1);
     pld__futex_wake(&s->launch_gen, 0);
-    for (int r = 0; r < s->started; r++)
-        pthread_join(s->ranks[r].tid, NULL);
+    int detached = 0;
+    for (int r = 0; r < s->started; r++) {
+        if (s->stuck && atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) !=
+                            last) {
+            pthread_detach(s->ranks[r].tid);
+            detached++;
+        } else {
+            pthread_join(s->ranks[r].tid, NULL);
+        }
+    }
+    return detached;
 }
 
 static pld_status tp_thread_world_init(pld_world *w)
@@ -117,7 +154,17 @@ static void tp_thread_world_fini(pld_world *w)
     tp_thread_state *s = w->tp_state;
     if (!s)
         return;
-    tp_thread_stop(s);
+    if (tp_thread_stop(s)) {
+        /* A rank still runs its kernel: it may touch the control block, its
+         * rank record, host blocks or (through the world) anything else, and
+         * once it returns it decrements `pending` and reads `quit`. Leak all
+         * of it: a thread cannot be stopped, and freed memory under a live
+         * thread is worse than a leak. (Windows and host blocks were already
+         * kept by window_free and host_free.) */
+        w->tp_state = NULL;
+        w->sh = NULL;
+        return;
+    }
     while (s->host_blocks.next != &s->host_blocks) {
         tp_host_block *b = s->host_blocks.next;
         s->host_blocks.next = b->next;
@@ -131,16 +178,68 @@ static void tp_thread_world_fini(pld_world *w)
     w->sh = NULL;
 }
 
+/* The group failed and ranks are still inside the kernel PLD__STUCK_GRACE_MS
+ * later: name them, mark the world unusable, and return without them. */
+static pld_status tp_thread_give_up(pld_world *w, uint32_t gen)
+{
+    tp_thread_state *s = w->tp_state;
+    char who[256] = "";
+    size_t n = 0;
+    int nstuck = 0;
+    for (int r = 0; r < w->nranks; r++) {
+        if (atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) == gen)
+            continue;
+        if (n < sizeof who)
+            n += (size_t)snprintf(who + n, sizeof who - n, "%srank %d (device %d)",
+                                  nstuck ? ", " : "", r, w->device_ids[r]);
+        nstuck++;
+    }
+    s->stuck = 1;
+    snprintf(w->unusable_why, sizeof w->unusable_why,
+             "%s did not return from the kernel of a failed launch, and a thread cannot be "
+             "stopped; finalize this world (the stuck thread and the memory it can reach are "
+             "leaked) and create a new one, or use --transport process, where such a rank is "
+             "killed and replaced",
+             who);
+    atomic_store_explicit(&w->unusable, 1, memory_order_release);
+    /* sh->errmsg was written before abort_status was stored (seq_cst), and
+     * the host read abort_status: the root cause is complete here */
+    return pld__world_fail(w, PLD_ERR_TIMEOUT,
+                           "%s did not return from %s kernel within %d ms after the group "
+                           "failed (%s in user code, not in a pld call that would have "
+                           "left); a thread cannot be killed, so this world is now unusable "
+                           "and every further call on it fails. The group failed first: %s",
+                           who, nstuck > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
+                           nstuck > 1 ? "they are" : "it is", w->sh->errmsg);
+}
+
 static pld_status tp_thread_launch(pld_world *w)
 {
     tp_thread_state *s = w->tp_state;
+    if (s->stuck) /* pld_launch checks first; this keeps the transport safe alone */
+        return pld__world_usable(w, "pld_launch");
     atomic_store_explicit(&s->pending, (uint32_t)w->nranks, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->launch_gen, 1, memory_order_release);
+    uint32_t gen = atomic_fetch_add_explicit(&s->launch_gen, 1, memory_order_release) + 1;
     pld__futex_wake(&s->launch_gen, 0);
-    uint32_t left;
-    while ((left = atomic_load_explicit(&s->pending, memory_order_acquire)) != 0)
-        pld__futex_wait(&s->pending, left, -1, 0);
-    return PLD_OK;
+    uint64_t failed_at = 0;
+    for (;;) {
+        /* read the bell before the conditions: a ring after this read makes
+         * the futex wait return at once */
+        uint32_t bell = atomic_load_explicit(&s->host_bell, memory_order_seq_cst);
+        if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0)
+            return PLD_OK;
+        int64_t sleep_ns = -1;
+        if (atomic_load_explicit(&w->sh->abort_status, memory_order_seq_cst) != 0) {
+            uint64_t now = pld__now_ns();
+            if (!failed_at)
+                failed_at = now;
+            uint64_t end = failed_at + (uint64_t)PLD__STUCK_GRACE_MS * 1000000u;
+            if (now >= end)
+                return tp_thread_give_up(w, gen);
+            sleep_ns = (int64_t)(end - now);
+        }
+        pld__futex_wait_ns(&s->host_bell, bell, sleep_ns, 0);
+    }
 }
 
 static void tp_thread_hosted(const pld_world *w, int *first, int *count)
@@ -169,7 +268,9 @@ static pld_status tp_thread_window_alloc(pld_world *w, pld_window_buffer *buf)
 
 static void tp_thread_window_free(pld_world *w, pld_window_buffer *buf)
 {
-    (void)w;
+    tp_thread_state *s = w->tp_state;
+    if (s && s->stuck)
+        return; /* a stuck rank may still use it (and read buf): leaked, see the top */
     if (buf->base)
         munmap(buf->base, buf->map_bytes);
     buf->base = NULL;
@@ -197,6 +298,8 @@ static void *tp_thread_host_alloc(pld_world *w, size_t bytes)
 static void tp_thread_host_free(pld_world *w, void *p)
 {
     tp_thread_state *s = w->tp_state;
+    if (s->stuck)
+        return; /* a stuck rank may still use it: leaked (see the top) */
     tp_host_block *b = (tp_host_block *)p - 1;
     pthread_mutex_lock(&s->host_lock);
     b->prev->next = b->next;
@@ -231,6 +334,7 @@ static int tp_thread_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)
 static void tp_thread_abort(pld_world *w)
 {
     pld__shm_abort(w, 0);
+    ring_host(w->tp_state); /* the host starts counting the grace period */
 }
 
 const pld_transport_ops pld__tp_thread_ops = {
