@@ -66,6 +66,24 @@ expect 2 cost allgather -s lots
 expect 2 cost allgather all_to_all -s 1M
 expect 2 cost broadcast -d 0-3 -s 1K --root 4
 expect 2 info --verbose
+# sizes are whole numbers of elements: 0 or a part of an element is an
+# error naming the value and the dtype, never a silent 4 bytes
+expect_says() { # expect_says WORDS: the last run's stderr holds WORDS
+    grep -qF -- "$1" "$err" || { echo "FAIL: expected \"$1\" in:"; cat "$err"; fail=1; }
+}
+expect 2 bench allgather -b 0
+expect_says "-b 0: a size is at least one fp32 element (4 bytes)"
+expect 2 bench allgather -b 7
+expect_says "-b 7: not a whole number of fp32 elements (4 bytes each); use a multiple of 4, e.g. 8"
+expect 2 bench allreduce -b 4 -e 64 --dtype fp64
+expect_says "-b 4: not a whole number of fp64 elements (8 bytes each)"
+expect 2 bench allgather -b 8 -e 64 -i 6
+expect_says "-i 6: not a whole number of fp32 elements"
+expect 2 cost allgather -s 0
+expect_says "-s 0: a size is at least one fp32 element"
+expect 2 cost allgather -s 6
+expect_says "-s 6: not a whole number of fp32 elements (4 bytes each)"
+expect 0 cost allgather -s 6 --dtype int16
 expect 0 --help
 expect 0 bench --help
 expect 0 cost --help

@@ -64,7 +64,8 @@ static int usage(FILE *out) {
             "  -p, --platform P     a2a3sim (default) | a5sim\n"
             "  -d, --device LIST    devices = ranks, e.g. 0,1 (default) or 0-7\n"
             "      --transport T    thread (default) | process | mpi (under mpirun)\n"
-            "  -b, --minbytes SIZE  smallest size (default 8); K/M/G suffixes\n"
+            "  -b, --minbytes SIZE  smallest size (default 8); K/M/G suffixes; a whole\n"
+            "                       number of dtype elements (-i too)\n"
             "  -e, --maxbytes SIZE  largest size (default 64M)\n"
             "  -f, --stepfactor F   multiply the size by F (default 2)\n"
             "  -i, --stepbytes N    or add N bytes per step\n"
@@ -81,7 +82,8 @@ static int usage(FILE *out) {
             "                       in the same job, and the time ratio (--transport mpi\n"
             "                       under mpirun; fp32/int dtypes; see bench/compare.sh)\n"
             "size = total bytes of the collective's buffer on one rank (nccl-tests): the\n"
-            "gathered output of allgather, the [P,S] input of reduce_scatter and all_to_all.\n"
+            "gathered output of allgather, the [P,S] input of reduce_scatter and all_to_all,\n"
+            "rounded down to a whole number of elements per rank.\n"
             "time = max over ranks of one back-to-back loop / iters (us). busbw factors:\n"
             "allreduce 2(P-1)/P, allgather/reduce_scatter/all_to_all (P-1)/P, broadcast 1.\n"
             "%%peak = bytes all ranks copy per call (byte counters, self copies included)\n"
@@ -167,6 +169,8 @@ static int parse(bench_opts *o, int argc, char **argv) {
     if (!o->ncoll)
         return cli_usage_error(&k, "which collective? (barrier broadcast allgather "
                                    "reduce_scatter allreduce all_to_all all_to_all_v all)");
+    if (cli_size_check(&k, "-b", o->b, o->sh.dtype)) return CLI_EXIT_USAGE;
+    if (o->inc && cli_size_check(&k, "-i", o->inc, o->sh.dtype)) return CLI_EXIT_USAGE;
     if (o->b > o->e)
         return cli_usage_error(&k, "-b %lld is larger than -e %lld", (long long)o->b,
                                (long long)o->e);

@@ -105,6 +105,20 @@ const char *cli_op_name(pld_reduce_op op) {
     return (unsigned)op < 4 ? op_names[op] : "?";
 }
 
+int cli_size_check(const cli *k, const char *opt, int64_t bytes, pld_dtype dtype) {
+    int64_t esz = (int64_t)pld_dtype_size(dtype);
+    if (bytes <= 0)
+        return cli_usage_error(k, "%s %lld: a size is at least one %s element (%lld bytes)", opt,
+                               (long long)bytes, pld_dtype_name(dtype), (long long)esz);
+    if (bytes % esz)
+        return cli_usage_error(k,
+                               "%s %lld: not a whole number of %s elements (%lld bytes each); "
+                               "use a multiple of %lld, e.g. %lld",
+                               opt, (long long)bytes, pld_dtype_name(dtype), (long long)esz,
+                               (long long)esz, (long long)(bytes - bytes % esz + esz));
+    return 0;
+}
+
 int cli_world_error(const char *cmd, pld_status st) {
     fprintf(stderr, "pld %s: %s: %s\n", cmd, pld_status_name(st), pld_last_error());
     return st == PLD_ERR_ARG || st == PLD_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : 1;

@@ -58,6 +58,13 @@ typedef struct cli_shared {
  * -1 after a usage message (bad or missing value). */
 int cli_shared_option(cli *k, const char *arg, cli_shared *o);
 
+/* A size option's value (-b, -i, -s) against the dtype: 0 and a size that
+ * is not a whole number of elements are usage errors naming the value and
+ * the element size (nccl-tests would round them; a silent 4 bytes for
+ * `-b 0` reads like a measurement of nothing). 0 if it fits, else
+ * CLI_EXIT_USAGE after the message. */
+int cli_size_check(const cli *k, const char *opt, int64_t bytes, pld_dtype dtype);
+
 /* Exit status for a failed pld_world_init: 2 when the arguments were at
  * fault (bad devices, platform, transport name; transport not built), else 1. */
 int cli_world_error(const char *cmd, pld_status st);

@@ -24,7 +24,8 @@ static int usage(FILE *out) {
             "usage: pld cost <collective> -s SIZE [options]\n"
             "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
             "               all_to_all_v\n"
-            "  -s, --size SIZE     bytes of the collective's buffer (as pld bench); K/M/G\n"
+            "  -s, --size SIZE     bytes of the collective's buffer (as pld bench); K/M/G;\n"
+            "                      a whole number of dtype elements\n"
             "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
@@ -73,6 +74,7 @@ static int parse(cost_opts *o, int argc, char **argv) {
                                    "reduce_scatter allreduce all_to_all all_to_all_v)");
     if (!o->have_size && o->coll != BENCH_BARRIER)
         return cli_usage_error(&k, "-s SIZE is required");
+    if (o->have_size && cli_size_check(&k, "-s", o->size, o->sh.dtype)) return CLI_EXIT_USAGE;
     if (bench_mode_resolve(o->coll, o->sh.mode) == BENCH_NMODE)
         return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(o->coll),
                                bench_mode_name(o->sh.mode), bench_mode_choices(o->coll));
