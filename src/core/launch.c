@@ -181,6 +181,9 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
                     "returns)");
     if (!kernel)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_launch: kernel is NULL");
+    /* a rank of an earlier launch may still run (thread transport): touch nothing */
+    if ((st = pld__world_usable(w, "pld_launch")) != PLD_OK)
+        return st;
     if (arg && !w->tp->host_visible(w, arg, 1))
         return pld__world_fail(w, PLD_ERR_ARG,
                                "pld_launch: the kernel argument %p is private host memory, which "

@@ -14,12 +14,76 @@
 
 static int thread_level = MPI_THREAD_SINGLE;
 
+/* The world whose kernel this process is running, NULL outside a launch.
+ * Read by the exit handler, which may run on any thread that calls exit(). */
+static _Atomic(pld_world *) kernel_world;
+
 static void finalize_at_exit(void)
 {
     int done = 0;
     MPI_Finalized(&done);
-    if (!done)
+    /* exit() inside a kernel: MPI_Finalize would wait for peers that wait
+     * for us (exit_in_kernel aborts the job before this runs) */
+    if (!done && !atomic_load(&kernel_world))
         MPI_Finalize();
+}
+
+/* exit() called inside a kernel. The peers are in the launch, waiting for
+ * this rank or about to agree on the launch's status with it; this process
+ * will never answer. Finalizing MPI here (our own handler, or the
+ * program's) is collective and blocks for ever; leaving without it is seen
+ * by Open MPI as a failure only when the process is gone, and the peers'
+ * waits would run to their timeout first and then block in the agreement.
+ * So the job ends here, at once, with the program's exit status: MPI_Abort
+ * kills every process of the job, and the launcher cleans up its shared
+ * memory. A crash (a signal) needs nothing from us: the launcher sees the
+ * process die and ends the job the same way. */
+static void exit_in_kernel(int status)
+{
+    pld_world *w = atomic_load(&kernel_world);
+    int up = 0, down = 0;
+    if (!w)
+        return;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (!up || down)
+        return;
+    tp_mpi_state *s = w->tp_state;
+    fprintf(stderr,
+            "pld: rank %d (device %d, pid %d): exit(%d) was called inside a kernel: its peers "
+            "cannot finish the launch without it and MPI cannot be finalized from here, so the "
+            "MPI job is aborted (MPI_Abort with error code %d)\n",
+            s->rank, w->device_ids[s->rank], (int)getpid(), status, status ? status : 1);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+}
+
+#if defined(__GLIBC__)
+static void exit_in_kernel_status(int status, void *unused)
+{
+    (void)unused;
+    exit_in_kernel(status);
+}
+#else
+static void exit_in_kernel_any(void)
+{
+    exit_in_kernel(1); /* atexit does not see the status */
+}
+#endif
+
+/* Registered with the first world, after MPI_Init and after the program's
+ * own exit handlers registered before it (handlers run in reverse order, so
+ * this one runs before a program's atexit(MPI_Finalize) made earlier). */
+static void watch_exit(void)
+{
+    static _Atomic int done;
+    if (atomic_exchange(&done, 1))
+        return;
+#if defined(__GLIBC__)
+    on_exit(exit_in_kernel_status, NULL);
+#else
+    atexit(exit_in_kernel_any);
+#endif
 }
 
 /* Initialises MPI unless the program already did; a program that lets pld
@@ -154,6 +218,7 @@ static pld_status tp_mpi_world_init(pld_world *w)
     MPI_Win_lock_all(MPI_MODE_NOCHECK, s->ctl_win);
     MPI_Win_sync(s->ctl_win);
     MPI_Barrier(s->comm);
+    watch_exit();
     return PLD_OK;
 }
 
@@ -220,7 +285,9 @@ static pld_status tp_mpi_launch(pld_world *w)
     rc = MPI_Barrier(s->comm);
     if (rc != MPI_SUCCESS)
         return mpi_fail(w, "MPI_Barrier (launch)", rc);
+    atomic_store(&kernel_world, w);
     pld__rank_main(w, s->rank);
+    atomic_store(&kernel_world, (pld_world *)NULL);
     pld__mpi_sync_windows(w); /* results in this rank's windows, for its host */
     return agree_status(w);
 }
