@@ -138,7 +138,20 @@ void pld__null_ctx(const char *api)
 
 /* ---- guards ---------------------------------------------------------- */
 
-pld_status pld__host_guard(pld_world *w, const char *api, const char *what)
+/* w->launching: 0 idle, LAUNCH while a launch runs, CHANGE while a host
+ * call allocates or frees. One host thread at a time does either. */
+enum { LAUNCH = 1, CHANGE = 2 };
+
+static pld_status busy(pld_world *w, const char *api, int now, const char *what)
+{
+    return pld__world_fail(w, PLD_ERR_ARG, "%s: %s on this world (on another host thread)%s%s",
+                           api,
+                           now == LAUNCH ? "a launch is running"
+                                         : "a window or host block is being allocated or freed",
+                           what ? ": " : "", what ? what : "");
+}
+
+pld_status pld__host_enter(pld_world *w, const char *api, const char *what)
 {
     pld_ctx *c = current_ctx;
     if (c)
@@ -146,22 +159,27 @@ pld_status pld__host_guard(pld_world *w, const char *api, const char *what)
                     "called inside a kernel: %s; host calls that change a world run on the "
                     "host, before or after pld_launch",
                     what);
-    if (atomic_load(&w->launching))
-        return pld__world_fail(w, PLD_ERR_ARG,
-                               "%s: a launch is running on this world (on another host "
-                               "thread): %s",
-                               api, what);
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&w->launching, &idle, CHANGE))
+        return busy(w, api, idle, what);
     return PLD_OK;
+}
+
+void pld__host_leave(pld_world *w)
+{
+    atomic_store(&w->launching, 0);
 }
 
 pld_status pld__launch_claim(pld_world *w)
 {
     int idle = 0;
-    if (!atomic_compare_exchange_strong(&w->launching, &idle, 1))
+    if (atomic_compare_exchange_strong(&w->launching, &idle, LAUNCH))
+        return PLD_OK;
+    if (idle == LAUNCH)
         return pld__world_fail(w, PLD_ERR_ARG,
                                "pld_launch: another host thread is running a launch on this "
                                "world; launches of one world run one at a time");
-    return PLD_OK;
+    return busy(w, "pld_launch", idle, NULL);
 }
 
 void pld__launch_release(pld_world *w)

@@ -34,12 +34,14 @@ pld_status pld__world_check(const pld_world *w, const char *api);
  * window, or its world finalized). Reads nothing through buf. */
 pld_world *pld__buffer_world(const pld_window_buffer *buf);
 
-/* A host call that changes the world's objects (launch, alloc, free,
- * finalize) may not run inside a kernel, nor while a launch runs on
- * another host thread. Inside a kernel the call raises a kernel error
- * (PLD_ERR_ARG) and does not return; from another thread it returns
- * PLD_ERR_ARG with the world's message set. */
-pld_status pld__host_guard(pld_world *w, const char *api, const char *what);
+/* A host call that changes the world's objects (alloc, free, reset,
+ * finalize) may not run inside a kernel, nor while a launch or another
+ * such call runs on another host thread. Inside a kernel the call raises a
+ * kernel error (PLD_ERR_ARG) and does not return; on another thread's
+ * launch it returns PLD_ERR_ARG with the world's message set. On PLD_OK the
+ * caller holds the world until pld__host_leave. */
+pld_status pld__host_enter(pld_world *w, const char *api, const char *what);
+void pld__host_leave(pld_world *w);
 
 /* Marks the world as launching (PLD_ERR_ARG if it already is) and back. */
 pld_status pld__launch_claim(pld_world *w);

@@ -54,17 +54,10 @@ static pld_window_buffer *take_descriptor(pld_world *w)
     return NULL;
 }
 
-pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
-                                   pld_window_buffer **out)
+static pld_status alloc_window(pld_world *w, size_t bytes, const char *name,
+                               pld_window_buffer **out)
 {
-    pld_status st = pld__world_check(w, "pld_alloc_window_buffer");
-    if (st != PLD_OK)
-        return st;
-    if (!out)
-        return pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: out is NULL");
-    if ((st = pld__host_guard(w, "pld_alloc_window_buffer",
-                              "a window is allocated on every rank at once")) != PLD_OK)
-        return st;
+    pld_status st;
     if (bytes == 0)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: '%s' has 0 bytes",
                                name ? name : "?");
@@ -101,6 +94,22 @@ pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
         w->nwindows = id + 1;
     *out = b;
     return PLD_OK;
+}
+
+pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
+                                   pld_window_buffer **out)
+{
+    pld_status st = pld__world_check(w, "pld_alloc_window_buffer");
+    if (st != PLD_OK)
+        return st;
+    if (!out)
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_alloc_window_buffer: out is NULL");
+    if ((st = pld__host_enter(w, "pld_alloc_window_buffer",
+                              "a window is allocated on every rank at once")) != PLD_OK)
+        return st;
+    st = alloc_window(w, bytes, name, out);
+    pld__host_leave(w);
+    return st;
 }
 
 /* Why a handle is not a live window of w ("window 'x' was freed ..."), or
@@ -193,10 +202,11 @@ pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
     const char *bad = buffer_problem(w, buf, why, sizeof why);
     if (bad)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window_buffer_reset: %s", bad);
-    if ((st = pld__host_guard(w, "pld_window_buffer_reset",
+    if ((st = pld__host_enter(w, "pld_window_buffer_reset",
                               "peers may be using the window")) != PLD_OK)
         return st;
     pld__window_zero(w, buf);
+    pld__host_leave(w);
     return PLD_OK;
 }
 
@@ -217,7 +227,7 @@ void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf)
     char why[160];
     const char *bad = buffer_problem(w, buf, why, sizeof why);
     pld_status st = bad ? pld__world_fail(w, PLD_ERR_ARG, "pld_free_window_buffer: %s", bad)
-                        : pld__host_guard(w, "pld_free_window_buffer",
+                        : pld__host_enter(w, "pld_free_window_buffer",
                                           "the ranks may still be using the window");
     if (st != PLD_OK) {
         /* a void call: the world's message keeps it, and stderr says it now */
@@ -225,6 +235,7 @@ void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf)
         return;
     }
     pld__window_release(w, buf);
+    pld__host_leave(w);
 }
 
 const char *pld_window_buffer_name(const pld_window_buffer *buf)
@@ -272,9 +283,11 @@ void *pld_host_alloc(pld_world *w, size_t bytes)
 {
     if (pld__world_check(w, "pld_host_alloc") != PLD_OK || bytes == 0)
         return NULL;
-    if (pld__host_guard(w, "pld_host_alloc", "host memory is allocated by the host") != PLD_OK)
+    if (pld__host_enter(w, "pld_host_alloc", "host memory is allocated by the host") != PLD_OK)
         return NULL;
-    return pld__host_block_alloc(w, bytes);
+    void *p = pld__host_block_alloc(w, bytes);
+    pld__host_leave(w);
+    return p;
 }
 
 void pld_host_free(pld_world *w, void *p)
@@ -285,9 +298,11 @@ void pld_host_free(pld_world *w, void *p)
     }
     if (!p)
         return;
-    pld_status st = pld__host_guard(w, "pld_host_free", "ranks may still use the block");
-    if (st == PLD_OK)
+    pld_status st = pld__host_enter(w, "pld_host_free", "ranks may still use the block");
+    if (st == PLD_OK) {
         st = pld__host_block_free(w, p);
+        pld__host_leave(w);
+    }
     if (st != PLD_OK)
         fprintf(stderr, "pld: %s\n", w->errmsg);
 }

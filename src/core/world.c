@@ -173,7 +173,7 @@ void pld_world_finalize(pld_world *w)
         fprintf(stderr, "pld: %s\n", pld_last_error());
         return;
     }
-    if (pld__host_guard(w, "pld_world_finalize", "its ranks are running") != PLD_OK) {
+    if (pld__host_enter(w, "pld_world_finalize", "its ranks are running") != PLD_OK) {
         fprintf(stderr, "pld: %s\n", w->errmsg);
         return;
     }
