@@ -164,6 +164,7 @@ void pld_fail(pld_ctx *c, const char *fmt, ...)
 
 /* Plain tensor constructor (no allocation). ndim 1..PLD_MAX_DIMS. */
 pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape);
+/* Element count; -1 when it does not fit an int64_t. */
 int64_t pld_tensor_numel(pld_tensor t);
 
 /* ---- tiles ---------------------------------------------------------------

@@ -20,7 +20,9 @@ int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles
 int pld__tensor_in_window(pld_ctx *c, pld_tensor t, const pld_window_buffer *buf)
 {
     uintptr_t lo = (uintptr_t)t.data;
-    uintptr_t hi = lo + (uintptr_t)pld_tensor_numel(t) * pld_dtype_size(t.dtype);
+    int64_t n = pld_tensor_numel(t);
+    /* a count that does not fit reaches everything (its checks reject it) */
+    uintptr_t hi = n < 0 ? UINTPTR_MAX : lo + (uintptr_t)n * pld_dtype_size(t.dtype);
     for (int r = 0; r < c->nranks; r++) {
         const unsigned char *p = c->tp->window_peer_ptr(c->w, (pld_window_buffer *)buf, r);
         if (!p)

@@ -66,6 +66,23 @@ static int world_state(const pld_world *w)
     return st;
 }
 
+/* Worlds a stuck rank thread may still use: never freed, and kept here so
+ * that they stay reachable (a leak on purpose, not a lost pointer). */
+static pld_world **abandoned;
+static int nabandoned;
+
+void pld__world_abandon(pld_world *w)
+{
+    pld__world_unregister(w);
+    pthread_mutex_lock(&reg_lock);
+    pld_world **grown = realloc(abandoned, sizeof *grown * (size_t)(nabandoned + 1));
+    if (grown) {
+        abandoned = grown;
+        abandoned[nabandoned++] = w;
+    }
+    pthread_mutex_unlock(&reg_lock);
+}
+
 int pld__world_is_live(const pld_world *w)
 {
     return w && world_state(w) == 1;
@@ -159,6 +176,9 @@ pld_status pld__host_enter(pld_world *w, const char *api, const char *what)
                     "called inside a kernel: %s; host calls that change a world run on the "
                     "host, before or after pld_launch",
                     what);
+    pld_status st = pld__world_usable(w, api);
+    if (st != PLD_OK)
+        return st;
     int idle = 0;
     if (!atomic_compare_exchange_strong(&w->launching, &idle, CHANGE))
         return busy(w, api, idle, what);

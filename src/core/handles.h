@@ -25,6 +25,9 @@ void pld__world_retire(pld_world *w);
 /* Leaves the registry without quarantine (a world init that failed). */
 void pld__world_unregister(pld_world *w);
 int pld__world_is_live(const pld_world *w);
+/* Leaves the registry for good and is never freed (a rank thread that
+ * never returned may still use it). */
+void pld__world_abandon(pld_world *w);
 
 /* PLD_OK when w is a live world; else PLD_ERR_ARG with pld_last_error()
  * saying why ("was finalized", "is not a world", NULL). */

@@ -251,6 +251,8 @@ size_t pld_window_buffer_size(const pld_window_buffer *buf)
 pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tensor *out)
 {
     pld_status st = pld__world_check(w, "pld_window_host_view");
+    if (st == PLD_OK)
+        st = pld__world_usable(w, "pld_window_host_view");
     if (st != PLD_OK)
         return st;
     char why[160];

@@ -173,6 +173,14 @@ void pld_world_finalize(pld_world *w)
         fprintf(stderr, "pld: %s\n", pld_last_error());
         return;
     }
+    if (atomic_load(&w->unusable)) {
+        /* a rank thread that never returned may still use anything the
+         * world owns: the transport lets that thread go, and the rest is
+         * leaked rather than freed under it */
+        w->tp->world_fini(w);
+        pld__world_abandon(w);
+        return;
+    }
     if (pld__host_enter(w, "pld_world_finalize", "its ranks are running") != PLD_OK) {
         fprintf(stderr, "pld: %s\n", w->errmsg);
         return;

@@ -32,6 +32,7 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
     pld__check_peer(c, api, peer);
     pld__tile_region_in(c, api, "src", dst, src.buf->name, src.ndim, src.shape, src.dtype, offsets, &wr);
     pld__region_of_tile(dst, &tr);
+    pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__xfer_from_peer(c, api, dst->data, &tr, src.buf, peer, &wr);
     if (c->ir)
@@ -53,6 +54,7 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
     pld__check_atomic(c, api, atomic, dst.dtype);
     pld__tile_region_in(c, api, "dst", src, dst.buf->name, dst.ndim, dst.shape, dst.dtype, offsets, &wr);
     pld__region_of_tile(src, &tr);
+    pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__xfer_to_peer(c, api, dst.buf, peer, &wr, src->data, &tr, atomic, dst.dtype);
     if (c->ir)
@@ -79,6 +81,7 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
     pld__tile_region_in(c, api, "src", acc, src.buf->name, src.ndim, src.shape, src.dtype,
                         offsets, &wr);
     pld__region_of_tile(acc, &tr);
+    pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__reduce_from_peer(c, api, acc->data, &tr, src.buf, peer, &wr, src.dtype, op);
     if (c->ir)

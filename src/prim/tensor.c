@@ -20,7 +20,8 @@ int64_t pld_tensor_numel(pld_tensor t)
 {
     int64_t n = 1;
     for (int i = 0; i < t.ndim && i < PLD_MAX_DIMS; i++)
-        n *= t.shape[i];
+        if (__builtin_mul_overflow(n, t.shape[i], &n))
+            return -1; /* no element count fits: callers report the shape */
     return n;
 }
 

@@ -348,7 +348,12 @@ void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor
     /* On transports whose ranks are other processes, host memory from
      * malloc is a stale private copy in the rank (or not mapped at all), and
      * writes to it never reach the host. */
-    size_t bytes = (size_t)pld_tensor_numel(t) * pld_dtype_size(t.dtype);
+    int64_t numel = pld_tensor_numel(t);
+    char dims[96];
+    if (numel < 0 || numel > ((int64_t)1 << 40))
+        pld__kraise(c, PLD_ERR_BOUNDS, api, "%s tensor of shape %s has more than 2^40 elements",
+                    what, pld__fmt_dims(dims, sizeof dims, t.shape, t.ndim));
+    size_t bytes = (size_t)numel * pld_dtype_size(t.dtype);
     if (!c->tp->rank_mem_ok(c, t.data, bytes))
         pld__kraise(c, PLD_ERR_ARG, api,
                     "%s tensor data %p (%zu bytes) is private memory, not shared with the host "
@@ -369,6 +374,8 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
     pld__tile_region_in(c, api, "src", dst, NULL, src.ndim, src.shape, src.dtype, offsets,
                         &sr);
     pld__region_of_tile(dst, &tr);
+    /* a 1-D tensor meets the 2-D tile: both regions get the same rank */
+    pld__region_pad(&sr, tr.nd);
     pld__region_pad(&tr, sr.nd);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, api, src.data, &sr, 0);
@@ -390,6 +397,7 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
     pld__tile_region_in(c, api, "dst", src, NULL, dst.ndim, dst.shape, dst.dtype, offsets,
                         &dr);
     pld__region_of_tile(src, &tr);
+    pld__region_pad(&dr, tr.nd);
     pld__region_pad(&tr, dr.nd);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_tensor(c, api, dst.data, &dr, 1);

@@ -18,9 +18,9 @@
  *
  * The harness only uses live handles: it keeps tables of window buffers,
  * views, host blocks and (per rank) tiles, and drops views of a freed
- * buffer. Operations on stale handles (double frees, use after free, calls
- * after finalize, nested launches) are compiled in only with
- * -DPLD_FUZZ_STALE=1 (tests/fuzz/run.sh: PLD_FUZZ_STALE=1).
+ * buffer, and separately (on by default; -DPLD_FUZZ_STALE=0 leaves them
+ * out) operates on stale handles: double frees, uses after free, calls
+ * after finalize, nested launches.
  *
  * Waits cannot hang a run: the world's wait timeout is 0.5-1 s and the
  * thread transport's deadlock detector ends a launch whose ranks all wait
@@ -36,7 +36,7 @@
 #include <pld/pld.h>
 
 #ifndef PLD_FUZZ_STALE
-#define PLD_FUZZ_STALE 0
+#define PLD_FUZZ_STALE 1
 #endif
 /* 1: also run the operations that hit library bugs found and not yet fixed
  * (listed in docs/dev/fuzzing.md, reproducers in tests/fuzz/known/). */
@@ -590,19 +590,6 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
             break;
         }
     }
-#if !PLD_FUZZ_KNOWN_BUGS
-    /* Known open bug (docs/dev/fuzzing.md): a tile moved to or from a 1-D
-     * tensor or window copies with an uninitialised second dimension of the
-     * region (pld__region_pad cannot pad the tile's region down). */
-    if ((o.code == K_LOAD || o.code == K_STORE) &&
-        (o.ts[0].kind == 1 ? o.ts[0].v.view < 0 || o.ts[0].v.mod == 2 ||
-                                 L->views[o.ts[0].v.view].ndim == 1
-                           : o.ts[0].ndim == 1))
-        return;
-    if ((o.code == K_REMOTE_LOAD || o.code == K_REMOTE_STORE || o.code == K_REMOTE_REDUCE) &&
-        (o.v[0].mod == 2 || (o.v[0].view >= 0 && L->views[o.v[0].view].ndim == 1)))
-        return;
-#endif
     if (fz_verbose > 0 && R->me == 0)
         fprintf(stderr, "fuzz_api: rank 0: kernel op %d\n", o.code);
     switch (o.code) {
@@ -1047,10 +1034,9 @@ static void h_query(fz_state *s, fz_rd *r)
     int overflows = 0;
     for (int i = 0; i < nd; i++)
         overflows |= __builtin_mul_overflow(prod, shape[i], &prod);
-    /* Known open bug (docs/dev/fuzzing.md): pld_tensor_numel multiplies in
-     * int64_t without an overflow check (UB). Skipped until it is fixed. */
-    if (!overflows || PLD_FUZZ_KNOWN_BUGS)
-        (void)pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, nd, shape));
+    int64_t n = pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, nd, shape));
+    if (n != (overflows ? -1 : prod))
+        fz_die("pld_tensor_numel", PLD_OK, "a wrong element count (-1 when it overflows)");
 }
 
 #if PLD_FUZZ_STALE

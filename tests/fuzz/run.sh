@@ -8,8 +8,9 @@
 # Usage: tests/fuzz/run.sh [SECONDS]
 # Environment:
 #   PLD_FUZZ_BUILD=DIR     build and work directory (default <repo>/build-fuzz)
-#   PLD_FUZZ_STALE=1       also run operations on stale handles (double free,
-#                          use after free, calls after finalize, nested launch)
+#   PLD_FUZZ_STALE=0       leave out the operations on stale handles (double
+#                          free, use after free, calls after finalize, nested
+#                          launch), which run by default
 #   PLD_FUZZ_KNOWN_BUGS=1  also run what hits the open bugs of docs/dev/fuzzing.md
 #   PLD_FUZZ_ARGS="..."    extra libFuzzer flags (e.g. -jobs=4 -workers=4)
 set -euo pipefail
@@ -40,7 +41,7 @@ cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWith
 cmake --build "$build" --target pld_static -j"$(nproc)" >/dev/null
 "$cc" -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
     -Wvla -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -fno-omit-frame-pointer -DPLD_FUZZ_STALE="${PLD_FUZZ_STALE:-0}" \
+    -fno-omit-frame-pointer -DPLD_FUZZ_STALE="${PLD_FUZZ_STALE:-1}" \
     -DPLD_FUZZ_KNOWN_BUGS="${PLD_FUZZ_KNOWN_BUGS:-0}" -I"$root/include" \
     "$root/tests/fuzz/fuzz_api.c" "$build/src/libpld.a" -lpthread -lm -o "$build/fuzz_api"
 

@@ -67,3 +67,40 @@ Test(misuse, counters_of_a_rank_outside_the_world, .timeout = 30) {
     TU_EXPECT_CONTAINS(pld_world_error(w), "pld_rank_counters: out is NULL");
     pld_world_finalize(w);
 }
+
+/* A 2-D tile moved to or from a 1-D tensor or window: both regions get the
+ * same rank (the tensor's used to keep an unset second dimension). */
+static void tile_meets_1d(pld_ctx *c, void *arg)
+{
+    pld_dtensor *line = arg;
+    float src[8];
+    for (int i = 0; i < 8; i++)
+        src[i] = (float)(10 * pld_rank(c) + i);
+    pld_tensor plain = pld_tensor_make(src, PLD_FP32, 1, PLD_IDX(8));
+    pld_tile *t = pld_tile_create(c, PLD_FP32, 1, 4);
+    pld_load(c, t, plain, PLD_IDX(2));
+    const float *v = pld_tile_data(t);
+    KCHECK(c, v[0] == src[2] && v[3] == src[5], "loaded %g..%g", v[0], v[3]);
+    int peer = 1 - pld_rank(c);
+    pld_remote_store(c, t, *line, peer, PLD_IDX(4), PLD_ATOMIC_NONE);
+    pld_tile *back = pld_tile_create(c, PLD_FP32, 1, 2);
+    pld_remote_load(c, back, *line, peer, PLD_IDX(5));
+    float out[8] = {0};
+    pld_store(c, back, pld_tensor_make(out, PLD_FP32, 1, PLD_IDX(8)), PLD_IDX(6));
+    KCHECK(c, out[6] == src[3] && out[7] == src[4] && out[5] == 0.0f, "stored %g %g %g", out[5],
+           out[6], out[7]);
+}
+
+Test(misuse, tiles_move_to_and_from_1d_tensors_and_windows, .timeout = 30) {
+    pld_world *w = tu_world("0,1");
+    pld_dtensor *line = tu_host_alloc(w, sizeof *line);
+    *line = tu_window(w, "line", PLD_FP32, 1, PLD_IDX(8));
+    TU_LAUNCH_OK(w, tile_meets_1d, line);
+    pld_world_finalize(w);
+}
+
+Test(misuse, element_count_of_a_huge_shape_does_not_overflow, .timeout = 30) {
+    const int64_t big = ((int64_t)1 << 32) + 1;
+    cr_expect_eq(pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, 2, PLD_IDX(big, big))), -1);
+    cr_expect_eq(pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, 2, PLD_IDX(3, 5))), 15);
+}
