@@ -1,5 +1,5 @@
 /* The self-clearing credit barrier every builtin synchronises with
- * (SPEC §3.7). Cell of rank r on lane l: [r, l] of a [P, S] signal (or [r]
+ * (the ordering guarantee G). Cell of rank r on lane l: [r, l] of a [P, S] signal (or [r]
  * of a [P] signal).
  *
  *   barrier(g): for peer != me: notify(signal, peer, cell(me), +1, AtomicAdd)

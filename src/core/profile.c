@@ -1,4 +1,4 @@
-/* Platform profiles: the simulated hardware limits (SPEC §2). */
+/* Platform profiles: the simulated hardware limits of each platform. */
 #include <stdio.h>
 #include <string.h>
 

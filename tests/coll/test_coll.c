@@ -158,7 +158,7 @@ Test(coll, one_element_p4, .timeout = 60) { run_mixed("0-3", 1, 4 * C_N, -1); }
 Test(coll, ragged_chunked_p3, .timeout = 300) { run_mixed("0-2", 100003, 2 * C_N, -1); }
 Test(coll, thousand_mixed_calls_one_signal, .timeout = 300) { run_mixed("0-3", 16, 1001, -1); }
 
-/* ---- cost cards: the byte counters equal SPEC §3.8 exactly ------------ */
+/* ---- cost cards: the byte counters equal the cost cards exactly ------------ */
 
 typedef struct one_call {
     fixture *f;

@@ -161,7 +161,7 @@ static void expect_result(pld_world *w, av *a, int r, int check_beyond) {
             if (k >= want && !check_beyond) continue;
             for (int j = 0; j < S; j++) {
                 int32_t got = t[(s * M + k) * S + j];
-                /* SPEC 3.8: the sender pushes its whole M-row block, so rows
+                /* the cost card: the sender pushes its whole M-row block, so rows
                  * past the count hold the sender's padding rows */
                 int32_t exp = cell(s, r, k, j);
                 cr_expect_eq(got, exp,

@@ -1,4 +1,4 @@
-/* Cost cards (SPEC §3.8): per rank, bytes_to_peers + bytes_from_peers of one
+/* Cost cards: per rank, bytes_to_peers + bytes_from_peers of one
  * builtin call equal the card exactly at P = 2, 3, 4 and 8 (and are 0 at
  * P = 1), on several dtypes and a ragged row; all_to_all_v moves
  * (P-1)*M*S*elt whatever the counts; allgather_inplace skips the self copy

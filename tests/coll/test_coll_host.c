@@ -241,7 +241,7 @@ static void core_num_bounds(const char *platform, int aiv) {
     pld_world *w = g_w = cu_world_on(3, platform);
     pld_info_limits lim;
     pld_world_limits(w, &lim);
-    cr_assert_eq(lim.aiv_cores, aiv, "%s has %d AIV cores per rank, SPEC says %d", platform,
+    cr_assert_eq(lim.aiv_cores, aiv, "%s has %d AIV cores per rank, the profile says %d", platform,
                  lim.aiv_cores, aiv);
     pld_dtensor sig = tu_signal(w, "sig", 1);
     pld_dtensor data = tu_window(w, "data", PLD_FP32, 1, PLD_IDX(8));

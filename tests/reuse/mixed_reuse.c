@@ -1,6 +1,6 @@
 /* Mixed back-to-back builtin calls with no synchronisation between them.
  *
- * SPEC §3.7, ordering guarantee (G): when any rank starts builtin k+1 on a
+ * The ordering guarantee (G): when any rank starts builtin k+1 on a
  * signal, every rank has entered builtin k on it. So a rank may read the
  * window outputs of call k right after it returns, with no pld_barrier
  * before the next call, as long as call k+1 does not write the same windows;

@@ -1,4 +1,4 @@
-/* Cost cards of SPEC §3.8: see cost.h. */
+/* Cost cards of the builtins: see cost.h. */
 #include "cost.h"
 
 #include <string.h>

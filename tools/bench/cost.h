@@ -1,4 +1,4 @@
-/* Algorithm variants and the cost cards of SPEC §3.8, per rank, for the
+/* Algorithm variants and their cost cards, per rank, for the
  * buffers bench_shape_make() describes. `pld cost` prints them, `pld bench`
  * prints them next to the byte counters it measured, and
  * tests/tools/test_cost checks them against pld_rank_counters(). */

@@ -1,4 +1,4 @@
-/* `pld cost`: the cost card of SPEC §3.8 for one collective at given P and
+/* `pld cost`: the cost card for one collective at given P and
  * size, per rank; with --measure it also runs the collective once (checked)
  * and prints the byte counters next to the card. */
 #include <stdint.h>
