@@ -279,8 +279,15 @@ static int latest(pld_world *w, int r, pld__fp_wire *out)
     pld__fp_wire s0, s1;
     memcpy(&s0, p + BODY_OFF, sizeof s0);
     memcpy(&s1, p + SLOT_BYTES + BODY_OFF, sizeof s1);
-    *out = s0.seq > s1.seq ? s0 : s1;
-    return out->seq != 0 && out->inflight && out->launch == w->sh->launch_seq;
+    /* Call numbers restart with every launch: the other slot may hold a
+     * later-numbered call of an earlier launch, which must not hide this
+     * launch's call (its interrupted signal would then stay uncleared). */
+    uint32_t now = w->sh->launch_seq;
+    int in0 = s0.seq != 0 && s0.launch == now, in1 = s1.seq != 0 && s1.launch == now;
+    if (!in0 && !in1)
+        return 0;
+    *out = in0 && (!in1 || s0.seq > s1.seq) ? s0 : s1;
+    return out->inflight;
 }
 
 int pld__agree_explain(pld_world *w, char *out, size_t n)
