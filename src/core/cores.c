@@ -88,6 +88,10 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
     g->tid = tid;
     atomic_store(&c->rs->cores_active, ncores);
     c->ncores = ncores;
+    /* a core runs kernel code too: the same stack as a rank thread */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, c->w->stack_bytes);
     for (int b = 1; b < ncores; b++) {
         pld_ctx *k = &ctx[b];
         k->w = c->w;
@@ -111,7 +115,7 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
             s->g = g;
             s->b = b;
         }
-        if (!s || pthread_create(&tid[b], NULL, core_main, s) != 0) {
+        if (!s || pthread_create(&tid[b], &attr, core_main, s) != 0) {
             free(s);
             atomic_store(&k->ag->state, PLD__RS_DONE);
             pld__group_fail(c->w, PLD_ERR_SYSTEM, "could not start a core thread");
@@ -119,6 +123,7 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
         }
         g->started = b;
     }
+    pthread_attr_destroy(&attr);
 
     /* core 0's share runs here, under its own exit so a failure still joins */
     jmp_buf outer;

@@ -9,7 +9,7 @@
  *                                  (src/check/explore.c; thread and process transports)
  *   PLD_UB_BYTES         bytes     on-core buffer per core (profile default 192 KiB)
  *   PLD_URMA_SQ_DEPTH    count     URMA SQ depth in WQEBBs (a5sim, default 1024)
- *   PLD_STACK_BYTES      bytes     stack of each rank thread, thread transport (4M)
+ *   PLD_STACK_BYTES      bytes     stack of rank threads (thread transport) and core threads (4M)
  *   PLD_SPIN             count     spin iterations before a wait yields (auto)
  *   PLD_YIELDS           count     sched_yield rounds before it sleeps (auto)
  *   PLD_PIN              bool      pin rank r to CPU r mod n (auto: when oversubscribed)
@@ -116,8 +116,9 @@ static const pld__setting table[PLD__S_COUNT_] = {
                             .unit = "bytes",
                             .dflt = 4 * MIB,
                             .dflt_text = "4M",
-                            .doc = "stack of each rank thread of the thread transport (raised "
-                                   "to the system's minimum where that is larger)"},
+                            .doc = "stack of each rank thread of the thread transport and of "
+                                   "each extra core thread of a multi-core builtin (raised to "
+                                   "the system's minimum where that is larger)"},
     [PLD__S_SPIN] = {.name = "PLD_SPIN",
                      .type = PLD__SET_COUNT,
                      .min = 0,
