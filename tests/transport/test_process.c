@@ -97,6 +97,20 @@ static int alive(int pid)
     return kill(pid, 0) == 0 || errno != ESRCH;
 }
 
+static int zombie(int pid)
+{
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *close = strrchr(stat, ')'); /* "pid (comm) S ..." */
+    return close && close[1] == ' ' && close[2] == 'Z';
+}
+
 static void death_case(int how, int kill_round, const char *signame)
 {
     args *a;
@@ -115,17 +129,50 @@ static void death_case(int how, int kill_round, const char *signame)
     cr_assert_lt(dt, 1.0, "the launch took %.3f s to report the death", dt);
     const char *m = pld_world_error(w);
     cr_assert(strstr(m, "rank 2 (device 2) died") && strstr(m, signame), "%s", m);
-    /* the world stays dead but says so */
-    cr_assert_eq(pld_launch(w, allgather_loop, a), PLD_ERR_PEER);
-    cr_assert(strstr(pld_world_error(w), "earlier launch"), "%s", pld_world_error(w));
+    /* a new worker takes the dead one's place: the next launch runs */
+    cr_assert(strstr(m, "a new worker replaces it for the next launch"), "%s", m);
+    cr_assert_neq(pld_rank_pid(w, 2), pids[2]);
+    a->victim = -1;
+    st = pld_launch(w, allgather_loop, a);
+    cr_assert_eq(st, PLD_OK, "%s: %s", pld_status_name(st), pld_world_error(w));
+    int now[4];
+    for (int r = 0; r < 4; r++)
+        now[r] = pld_rank_pid(w, r);
     pld_world_finalize(w);
     for (int r = 0; r < 4; r++)
-        cr_assert(!alive(pids[r]), "worker %d (pid %d) survived finalize", r, pids[r]);
+        cr_assert(!alive(pids[r]) && !alive(now[r]), "worker %d (pid %d/%d) survived finalize", r,
+                  pids[r], now[r]);
 }
 
 Test(process, sigkill_mid_allgather_is_peer_error, .timeout = 60) { death_case(0, 7, "SIGKILL"); }
 Test(process, segfault_is_peer_error, .timeout = 60) { death_case(1, 3, "SIGSEGV"); }
 Test(process, abort_is_peer_error, .timeout = 60) { death_case(2, 0, "SIGABRT"); }
+
+Test(process, a_worker_killed_between_launches_is_reported_then_replaced, .timeout = 60)
+{
+    args *a;
+    pld_world *w = make("0-3", &a, 16);
+    a->rounds = 5;
+    a->victim = -1;
+    cr_assert_eq(pld_launch(w, allgather_loop, a), PLD_OK, "%s", pld_world_error(w));
+    int pid = pld_rank_pid(w, 1);
+    kill(pid, SIGKILL);
+    /* dead, and left for the host to reap (a zombie until then) */
+    for (int i = 0; i < 2000 && !zombie(pid); i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    cr_assert(zombie(pid), "worker %d did not die", pid);
+    pld_status st = pld_launch(w, allgather_loop, a);
+    cr_assert_eq(st, PLD_ERR_PEER, "%s: %s", pld_status_name(st), pld_world_error(w));
+    const char *m = pld_world_error(w);
+    cr_assert(strstr(m, "rank 1 (device 1) died: killed by signal 9 (SIGKILL)") &&
+                  strstr(m, "after the last launch; a new worker replaces it"),
+              "%s", m);
+    st = pld_launch(w, allgather_loop, a);
+    cr_assert_eq(st, PLD_OK, "%s: %s", pld_status_name(st), pld_world_error(w));
+    pld_world_finalize(w);
+}
 
 Test(process, two_hundred_random_kills_never_hang, .timeout = 600)
 {

@@ -184,6 +184,32 @@ static int respawn(pld_world *w, int rank, uint32_t gen)
     return 0;
 }
 
+/* Forks a new worker for every rank whose worker died (reaped); appends
+ * "; a new worker replaces it ..." to the death message, or why not.
+ * `gen`: the launch generation the new workers start from. */
+static void replace_dead(pld_world *w, uint32_t gen)
+{
+    tp_proc_state *s = state(w);
+    int lost = 0, err = 0;
+    for (int r = 0; r < w->nranks; r++) {
+        if (!s->dead[r])
+            continue;
+        atomic_store(&w->sh->rank[r].sleepers, 0); /* its agents died with it */
+        if (respawn(w, r, gen) == 0)
+            s->dead[r] = 0;
+        else
+            lost++, err = errno;
+    }
+    size_t k = strlen(s->death);
+    if (lost)
+        snprintf(s->death + k, sizeof s->death - k,
+                 "; no new worker could replace it (fork: %s): finalize this world and create "
+                 "a new one",
+                 strerror(err));
+    else
+        snprintf(s->death + k, sizeof s->death - k, "; a new worker replaces it for the next launch");
+}
+
 /* The group failed PLD__STUCK_GRACE_MS ago and these workers are still in
  * the kernel of launch `gen`: kill each, reap it, start a new one. Writes
  * "rank 1 (device 1, pid N) did not return ..." into msg; returns how many
@@ -326,11 +352,17 @@ static pld_status tp_proc_launch(pld_world *w)
     tp_proc_ctl *ctl = s->ctl;
     reap(w);
     for (int r = 0; r < w->nranks; r++)
-        if (s->dead[r])
-            return pld__world_fail(w, PLD_ERR_PEER,
-                                   "%s, in an earlier launch; finalize this world and create a "
-                                   "new one",
-                                   s->death);
+        if (s->dead[r]) {
+            /* a worker died since the last launch (or could not be replaced
+             * then): this launch reports it, the next one runs */
+            size_t k = strlen(s->death);
+            snprintf(s->death + k, sizeof s->death - k, ", after the last launch");
+            replace_dead(w, atomic_load(&ctl->launch_gen));
+            pld__world_fail(w, PLD_ERR_PEER, "%s", s->death);
+            if (!s->dead[r])
+                s->death[0] = '\0';
+            return PLD_ERR_PEER;
+        }
     ctl->kernel = w->kernel;
     ctl->arg = w->kernel_arg;
     ctl->ir_on = atomic_load(&w->ir_on);
@@ -384,9 +416,15 @@ static pld_status tp_proc_launch(pld_world *w)
         }
         atomic_store(&w->sh->abort_status, PLD_ERR_TIMEOUT);
     } else if (died) {
+        replace_dead(w, gen);
         snprintf(w->sh->errmsg, sizeof w->sh->errmsg, "%s", s->death);
         atomic_store(&w->sh->abort_status, PLD_ERR_PEER);
     }
+    int lost = 0;
+    for (int r = 0; r < w->nranks; r++)
+        lost |= s->dead[r];
+    if (!lost)
+        s->death[0] = '\0'; /* reported; the next death is a new story */
     return PLD_OK;
 }
 
