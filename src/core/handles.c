@@ -20,24 +20,23 @@ static pld_world *dead_worlds[WORLD_QUARANTINE]; /* ring, oldest at dead_next */
 static int dead_next;
 static uint64_t world_serial;
 
-void pld__world_register(pld_world *w)
+pld_status pld__world_register(pld_world *w)
 {
     pthread_mutex_lock(&reg_lock);
-    w->gen = ++world_serial;
     if (nlive == live_cap) {
         int cap = live_cap ? live_cap * 2 : 8;
         pld_world **grown = realloc(live_worlds, sizeof *grown * (size_t)cap);
         if (!grown) {
-            /* unregistered, the world still works; calls on it are refused
-             * as "not a world", which the next line makes impossible */
             pthread_mutex_unlock(&reg_lock);
-            abort();
+            return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
         }
         live_worlds = grown;
         live_cap = cap;
     }
+    w->gen = ++world_serial;
     live_worlds[nlive++] = w;
     pthread_mutex_unlock(&reg_lock);
+    return PLD_OK;
 }
 
 void pld__world_retire(pld_world *w)
@@ -202,11 +201,6 @@ pld_status pld__launch_claim(pld_world *w)
     return busy(w, "pld_launch", idle, NULL);
 }
 
-void pld__launch_release(pld_world *w)
-{
-    atomic_store(&w->launching, 0);
-}
-
 /* ---- host blocks ----------------------------------------------------- */
 
 #define BLOCK_QUARANTINE 16
@@ -230,7 +224,7 @@ struct pld__host_blocks {
 
 static struct pld__host_blocks *blocks_of(pld_world *w)
 {
-    /* made at first use: the world's other memory comes first */
+    /* made at first use, by a host call that holds the world */
     if (!w->hblocks) {
         struct pld__host_blocks *b = calloc(1, sizeof *b);
         if (!b)

@@ -20,7 +20,7 @@
 /* A new world joins the registry (before its transport starts); a
  * finalized one leaves it and its memory enters the quarantine, which
  * frees the oldest. */
-void pld__world_register(pld_world *w);
+pld_status pld__world_register(pld_world *w);
 void pld__world_retire(pld_world *w);
 /* Leaves the registry without quarantine (a world init that failed). */
 void pld__world_unregister(pld_world *w);
@@ -46,9 +46,9 @@ pld_world *pld__buffer_world(const pld_window_buffer *buf);
 pld_status pld__host_enter(pld_world *w, const char *api, const char *what);
 void pld__host_leave(pld_world *w);
 
-/* Marks the world as launching (PLD_ERR_ARG if it already is) and back. */
+/* Holds the world for a launch (PLD_ERR_ARG if a host call or another
+ * launch holds it); pld__host_leave lets it go. */
 pld_status pld__launch_claim(pld_world *w);
-void pld__launch_release(pld_world *w);
 
 /* ---- kernels --------------------------------------------------------- */
 

@@ -193,7 +193,7 @@ pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg)
     if ((st = pld__launch_claim(w)) != PLD_OK)
         return st;
     st = run_launch(w, kernel, arg);
-    pld__launch_release(w);
+    pld__host_leave(w);
     return st;
 }
 

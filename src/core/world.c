@@ -126,7 +126,11 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
         goto err_trace;
     }
     /* known before the transport starts: forked workers inherit the entry */
-    pld__world_register(w);
+    if ((st = pld__world_register(w)) != PLD_OK) {
+        free(w->tile_pools);
+        hooks->world_end(w);
+        goto err_trace;
+    }
     st = w->tp->world_init(w);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
