@@ -38,10 +38,22 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
     pld__sched_point(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
-    pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op);
-    if (st != PLD_OK)
+    int32_t old = 0;
+    pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op, &old);
+    if (PLD__UNLIKELY(st != PLD_OK)) {
+        char cell[96];
+        if (st == PLD_ERR_DATA) /* the add was taken back: the cell holds what it held */
+            pld__kraise(c, st, api,
+                        "AtomicAdd of %d to '%s'%s at peer %d overflows int32: the cell holds "
+                        "%d and %d %s %lld = %lld is outside [%d, %d]; the add is not applied",
+                        (int)value, signal.buf->name,
+                        pld__fmt_dims(cell, sizeof cell, coords, signal.ndim), peer, (int)old,
+                        (int)old, value < 0 ? "-" : "+", value < 0 ? -(long long)value
+                                                                  : (long long)value,
+                        (long long)old + value, INT32_MIN, INT32_MAX);
         pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name,
                     peer);
+    }
     c->ag->counters.notifies++;
     if (c->ir) {
         char cell[96];

@@ -86,10 +86,13 @@ typedef struct pld_transport_ops {
     /* Set or add `value` to the INT32 cell at `off` of peer's slice, with
      * release ordering (data issued before it is visible first), and wake the
      * peer if it sleeps: the update is ordered before the look at the peer's
-     * sleepers (seq_cst on both), which pairs with sleep_prepare. Adds wrap.
-     * An error is reported through pld__kraise or the returned status. */
+     * sleepers (seq_cst on both), which pairs with sleep_prepare. An add
+     * whose sum does not fit in int32 is taken back (pld__add_overflows_i32,
+     * see pld__shm_signal_update) and returns PLD_ERR_DATA with the cell's
+     * value before it in *old_out, for the caller to name; any other error
+     * is reported through pld__kraise or the returned status. */
     pld_status (*signal_update)(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                int32_t value, pld_notify_op op);
+                                int32_t value, pld_notify_op op, int32_t *old_out);
     /* The calling rank's own cell at `off`, with acquire ordering: what the
      * notifier wrote before its update is readable once the value is seen.
      * Cheap enough to poll: the wait policy calls it in its spin loop. */
@@ -130,6 +133,12 @@ typedef struct pld_transport_ops {
     /* PLD__TP_CAP_* bits. */
     unsigned caps;
 } pld_transport_ops;
+
+/* 1 if old + value does not fit in int32 (the AtomicAdd of signal_update). */
+static inline int pld__add_overflows_i32(int32_t old, int32_t value)
+{
+    return value > 0 ? old > INT32_MAX - value : old < INT32_MIN - value;
+}
 
 /* Returns the transport named `name`, or NULL. */
 const pld_transport_ops *pld__transport_find(const char *name);

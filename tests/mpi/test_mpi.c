@@ -284,7 +284,7 @@ typedef struct fail_arg {
     int what;
 } fail_arg;
 
-enum { FAIL_RANK, FAIL_BAD_PEER, FAIL_TIMEOUT, FAIL_NONE };
+enum { FAIL_RANK, FAIL_BAD_PEER, FAIL_TIMEOUT, FAIL_OVERFLOW, FAIL_NONE };
 
 static void fail_kernel(pld_ctx *c, void *p)
 {
@@ -304,6 +304,11 @@ static void fail_kernel(pld_ctx *c, void *p)
     case FAIL_TIMEOUT: /* rank 0 waits for a notify nobody sends */
         if (r == 0)
             pld_wait(c, a->sig, PLD_IDX(0, 0), 7, PLD_WAIT_EQ);
+        break;
+    case FAIL_OVERFLOW: /* rank 0 adds INT32_MAX twice to the last rank's cell */
+        if (r == 0)
+            for (int i = 0; i < 2; i++)
+                pld_notify(c, a->sig, n - 1, PLD_IDX(0, 0), 2147483647, PLD_NOTIFY_ATOMIC_ADD);
         break;
     default:
         pld_barrier(c, a->sig);
@@ -337,6 +342,18 @@ static void test_failures(int np)
     CHECK(pld_launch(w, fail_kernel, a) == PLD_ERR_TIMEOUT, "timeout: %s", pld_world_error(w));
     CHECK_MSG(w, "rank 0 (device 0): pld_wait");
     CHECK_MSG(w, "timed out after 300 ms");
+
+    /* an add past INT32_MAX is an error (it used to wrap the cell to -2),
+     * found from the value MPI_Fetch_and_op (or the mapped cell) returned */
+    pld_window_buffer_reset(w, sb);
+    a->what = FAIL_OVERFLOW;
+    CHECK(pld_launch(w, fail_kernel, a) == PLD_ERR_DATA, "overflow: %s", pld_world_error(w));
+    snprintf(want, sizeof want, "AtomicAdd of 2147483647 to 'sig'[0,0] at peer %d ", np - 1);
+    CHECK_MSG(w, want);
+    CHECK_MSG(w, "overflows int32: the cell holds 2147483647 and 2147483647 + 2147483647");
+    if (me == np - 1)
+        CHECK(*(int32_t *)(void *)own(w, a->sig) == 2147483647, "cell after the failed add: %d",
+              *(int32_t *)(void *)own(w, a->sig));
 
     /* the world still works */
     pld_window_buffer_reset(w, sb);

@@ -134,3 +134,63 @@ Test(silent, process_kernel_stack_ok_kernel_heap_refused, .timeout = 60)
     TU_EXPECT_CONTAINS(pld_world_error(w), "allocate it with pld_host_alloc");
     pld_world_finalize(w);
 }
+
+/* ---- pld_notify: an AtomicAdd that overflows int32 ------------------------- */
+
+typedef struct ovf_args {
+    pld_dtensor sig;
+    int32_t add; /* rank 0 adds it twice to peer 1's cell [1,0] */
+} ovf_args;
+
+static void add_twice(pld_ctx *c, void *p)
+{
+    ovf_args *a = p;
+    if (pld_rank(c) != 0)
+        return;
+    pld_notify(c, a->sig, 1, PLD_IDX(1, 0), a->add, PLD_NOTIFY_ATOMIC_ADD);
+    pld_notify(c, a->sig, 1, PLD_IDX(1, 0), a->add, PLD_NOTIFY_ATOMIC_ADD);
+}
+
+static void expect_overflow(const char *transport)
+{
+    pld_config cfg = {.devices = "0,1", .transport = transport};
+    pld_world *w = tu_world_cfg(&cfg);
+    ovf_args *a = tu_host_alloc(w, sizeof *a);
+    a->sig = tu_signal(w, "sig", 1);
+    int32_t *cell1 = (int32_t *)tu_view(w, a->sig, 1).data + 1; /* peer 1's cell [1,0] */
+
+    /* +INT32_MAX twice used to wrap the cell to -2 */
+    a->add = INT32_MAX;
+    TU_LAUNCH_FAILS(w, add_twice, a, PLD_ERR_DATA);
+    TU_EXPECT_STARTS(pld_world_error(w),
+                     "rank 0 (device 0): pld_notify: AtomicAdd of 2147483647 to 'sig'[1,0] at "
+                     "peer 1 overflows int32: the cell holds 2147483647 and 2147483647 + "
+                     "2147483647 = 4294967294 is outside [-2147483648, 2147483647]; the add is "
+                     "not applied");
+    cr_expect_eq(*cell1, INT32_MAX, "the failed add was taken back: cell holds %d", *cell1);
+
+    /* below INT32_MIN, from a cell at zero */
+    *cell1 = 0;
+    a->add = -INT32_MAX;
+    TU_LAUNCH_FAILS(w, add_twice, a, PLD_ERR_DATA);
+    TU_EXPECT_CONTAINS(pld_world_error(w),
+                       "AtomicAdd of -2147483647 to 'sig'[1,0] at peer 1 overflows int32: the "
+                       "cell holds -2147483647 and -2147483647 - 2147483647 = -4294967294 is "
+                       "outside [-2147483648, 2147483647]");
+    cr_expect_eq(*cell1, -INT32_MAX, "cell holds %d", *cell1);
+
+    /* the edges themselves are fine: 0 + INT32_MAX, then -1 twice, ... */
+    *cell1 = INT32_MIN + 1;
+    a->add = -1;
+    TU_LAUNCH_FAILS(w, add_twice, a, PLD_ERR_DATA); /* MIN+1 -1 = MIN, then MIN-1 */
+    TU_EXPECT_CONTAINS(pld_world_error(w), "the cell holds -2147483648 and -2147483648 - 1");
+    *cell1 = INT32_MAX - 2;
+    a->add = 1;
+    TU_LAUNCH_OK(w, add_twice, a);
+    cr_expect_eq(*cell1, INT32_MAX, "cell holds %d", *cell1);
+    pld_world_finalize(w);
+}
+
+Test(silent, notify_add_overflow_thread, .timeout = 60) { expect_overflow("thread"); }
+Test(silent, notify_add_overflow_process, .timeout = 60) { expect_overflow("process"); }
+

@@ -74,7 +74,7 @@ void pld__mpi_fence(pld_ctx *c);
 
 /* Signals and failure (tp_mpi_sync.c). */
 pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                int32_t value, pld_notify_op op);
+                                int32_t value, pld_notify_op op, int32_t *old_out);
 int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
 void pld__mpi_abort(pld_world *w);
 /* 1 once a peer has aborted the current launch (its abort cell in this

@@ -1,5 +1,7 @@
-/* Signals on MPI windows. A notify is an MPI_Accumulate (MPI_REPLACE for
- * Set, MPI_SUM for AtomicAdd) on the peer's cell, completed before it
+/* Signals on MPI windows. A notify is an MPI_Accumulate (MPI_REPLACE) for
+ * Set, an MPI_Fetch_and_op (MPI_SUM) for AtomicAdd -- the fetched value
+ * tells an add that overflows int32, which is then taken back as on shared
+ * memory (pld__shm_signal_update) -- on the peer's cell, completed before it
  * returns; a load of the own cell (what the wait policy polls) is an
  * MPI_Fetch_and_op(MPI_NO_OP), the read MPI guarantees atomic against those
  * accumulates, and drives MPI's progress on transports that need the
@@ -40,29 +42,52 @@ static _Atomic uint32_t *mapped_cell(pld_window_buffer *buf, int rank, size_t of
 }
 
 pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                  int32_t value, pld_notify_op op)
+                                  int32_t value, pld_notify_op op, int32_t *old_out)
 {
     _Atomic uint32_t *cell = mapped_cell(buf, peer, off);
     if (cell) {
-        if (op == PLD_NOTIFY_SET)
+        if (op == PLD_NOTIFY_SET) {
             atomic_store_explicit(cell, (uint32_t)value, memory_order_seq_cst);
-        else
-            atomic_fetch_add_explicit(cell, (uint32_t)value, memory_order_seq_cst);
+            return PLD_OK;
+        }
+        int32_t old =
+            (int32_t)atomic_fetch_add_explicit(cell, (uint32_t)value, memory_order_seq_cst);
+        if (PLD__UNLIKELY(pld__add_overflows_i32(old, value))) {
+            atomic_fetch_sub_explicit(cell, (uint32_t)value, memory_order_seq_cst);
+            *old_out = old;
+            return PLD_ERR_DATA;
+        }
         return PLD_OK;
     }
     MPI_Win win = tp_mpi_win_of(buf);
-    uint32_t v = (uint32_t)value;
+    uint32_t v = (uint32_t)value, fetched = 0;
     /* release: this rank's own stores into its windows are visible to the
      * peer's gets once the peer sees the signal (its puts already are) */
     atomic_thread_fence(memory_order_seq_cst);
     pld__mpi_sync_windows(c->w);
-    int rc = MPI_Accumulate(&v, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T,
-                            op == PLD_NOTIFY_SET ? MPI_REPLACE : MPI_SUM, win);
+    const char *what = op == PLD_NOTIFY_SET ? "MPI_Accumulate" : "MPI_Fetch_and_op";
+    int rc = op == PLD_NOTIFY_SET ? MPI_Accumulate(&v, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1,
+                                                   MPI_UINT32_T, MPI_REPLACE, win)
+                                  : MPI_Fetch_and_op(&v, &fetched, MPI_UINT32_T, peer,
+                                                     (MPI_Aint)off, MPI_SUM, win);
     if (rc == MPI_SUCCESS)
         rc = MPI_Win_flush(peer, win);
+    int32_t old = (int32_t)fetched;
+    if (rc == MPI_SUCCESS && op != PLD_NOTIFY_SET &&
+        PLD__UNLIKELY(pld__add_overflows_i32(old, value))) {
+        uint32_t undo = 0u - v; /* the inverse add, wrapping back */
+        what = "MPI_Accumulate";
+        rc = MPI_Accumulate(&undo, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T,
+                            MPI_SUM, win);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Win_flush(peer, win);
+        if (rc == MPI_SUCCESS) {
+            *old_out = old;
+            return PLD_ERR_DATA;
+        }
+    }
     if (rc != MPI_SUCCESS)
-        pld__mpi_raise(c, "MPI_Accumulate", rc, "signal '%s' at rank %d, offset %zu", buf->name,
-                       peer, off);
+        pld__mpi_raise(c, what, rc, "signal '%s' at rank %d, offset %zu", buf->name, peer, off);
     return PLD_OK;
 }
 

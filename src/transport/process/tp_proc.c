@@ -471,9 +471,9 @@ static int tp_proc_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
 }
 
 static pld_status tp_proc_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                        int32_t value, pld_notify_op op)
+                                        int32_t value, pld_notify_op op, int32_t *old_out)
 {
-    return pld__shm_signal_update(c, buf, peer, off, value, op, 1);
+    return pld__shm_signal_update(c, buf, peer, off, value, op, 1, old_out);
 }
 
 static int tp_proc_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)

@@ -36,7 +36,7 @@ void pld__shm_fence(pld_ctx *c);
 /* Signal update, sleep / wake, abort (shm_sync.c); `shared` = futexes
  * cross processes. The sleep slots sleep on the rank's wake_seq. */
 pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                  int32_t value, pld_notify_op op, int shared);
+                                  int32_t value, pld_notify_op op, int shared, int32_t *old_out);
 uint32_t pld__shm_sleep_prepare(pld_ctx *c);
 int pld__shm_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns, int shared);
 void pld__shm_sleep_end(pld_ctx *c);

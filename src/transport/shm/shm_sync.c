@@ -21,16 +21,30 @@ static inline void wake_rank(pld__rank_shared *rs, int shared)
     pld__futex_wake(&rs->wake_seq, shared);
 }
 
+/* An AtomicAdd that overflows int32 is found from the value the add
+ * fetched, and taken back by the inverse add: the common path stays one
+ * fetch_add. The wrong sum is in the cell between the two, and what a peer
+ * sees then is the price: a waiter may pass its wait on it, but the caller
+ * aborts the group at once, so that rank stops at its next pld call with
+ * PLD_ERR_PEER (and the cell ends as if the add never happened). A
+ * compare-and-swap loop would never show the sum, but would make every
+ * notify a load plus a retry loop on a line the peer is polling. The
+ * adds are unsigned, so neither of them is a signed overflow. */
 pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                  int32_t value, pld_notify_op op, int shared)
+                                  int32_t value, pld_notify_op op, int shared, int32_t *old_out)
 {
     _Atomic int32_t *cell = (_Atomic int32_t *)(pld__shm_peer(buf, peer) + off);
     if (op == PLD_NOTIFY_SET) {
         atomic_store_explicit(cell, value, memory_order_seq_cst);
     } else {
-        /* add as unsigned: wraps instead of signed overflow */
-        atomic_fetch_add_explicit((_Atomic uint32_t *)cell, (uint32_t)value,
-                                  memory_order_seq_cst);
+        _Atomic uint32_t *ucell = (_Atomic uint32_t *)cell;
+        int32_t old =
+            (int32_t)atomic_fetch_add_explicit(ucell, (uint32_t)value, memory_order_seq_cst);
+        if (PLD__UNLIKELY(pld__add_overflows_i32(old, value))) {
+            atomic_fetch_sub_explicit(ucell, (uint32_t)value, memory_order_seq_cst);
+            *old_out = old;
+            return PLD_ERR_DATA; /* no wake: the caller's abort wakes everyone */
+        }
     }
     /* tells the deadlock detector that progress happened (own line, no RMW) */
     atomic_store_explicit(&c->ag->notify_seq,

@@ -321,9 +321,10 @@ static int tp_thread_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
 }
 
 static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer,
-                                          size_t off, int32_t value, pld_notify_op op)
+                                          size_t off, int32_t value, pld_notify_op op,
+                                          int32_t *old_out)
 {
-    return pld__shm_signal_update(c, buf, peer, off, value, op, 0);
+    return pld__shm_signal_update(c, buf, peer, off, value, op, 0, old_out);
 }
 
 static int tp_thread_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns)
