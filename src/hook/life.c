@@ -23,6 +23,8 @@ static pld_status world_begin(pld_world *w)
 static pld_status world_ready(pld_world *w)
 {
     pld_status st;
+    if ((st = pld__trace_world_ready(w)) != PLD_OK)
+        return st;
     if (w->check & PLD_CHECK_RACE) {
         if (strcmp(w->tp->name, "thread"))
             return pld__init_fail(PLD_ERR_UNSUPPORTED,
@@ -80,8 +82,7 @@ static pld_status launch_end(pld_world *w, pld_status st)
     pld__sched_launch_end(w, st);
     if (w->ir_print && pld_world_hosts_rank(w, 0))
         pld_ir_dump(w, stdout);
-    pld__trace_flush(w);
-    return st;
+    return pld__trace_flush(w, st);
 }
 
 /* The observers of an agent: decided once, when it starts. */
@@ -130,7 +131,7 @@ static void agent_end(pld_ctx *c)
 
 static void core_prepare(pld_ctx *c, pld_ctx *k, int core)
 {
-    k->trace = c->trace ? pld__trace_open() : NULL;
+    k->trace = c->trace ? pld__trace_open_core(c->trace, core) : NULL;
     pld__sched_core_ready(c, core);
 }
 

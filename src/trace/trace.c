@@ -3,12 +3,15 @@
  * Every agent (a core of a rank) records one complete event per primitive
  * and one enclosing event per builtin call, in its own buffer: no sharing,
  * no locks on the hot path. When the agent's kernel ends it writes its
- * events to a part file next to the trace; after the launch the host folds
+ * events to a part file next to the trace (a core thread lives for one
+ * multi-core call, so the second call's core b appends to the part file the
+ * first call's core b wrote); after the launch the host folds
  * the parts into its running list and rewrites the JSON file, so the trace
  * is complete after every launch and works for ranks in other processes.
  * A process that hosts only some ranks (one, under mpi) writes the events of
  * those ranks to <trace>.rank<first> instead: processes on other machines
  * cannot share one file. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,11 @@ typedef struct pld__trace_ev {
 struct pld__trace_buf {
     pld__trace_ev *ev;
     size_t n, cap;
+    int append; /* the part file already holds events of this launch: add to them */
+    /* a rank's (core 0's) buffer: seen[b] once core b of a multi-core call
+     * of this launch was given a buffer, so the next call's core b appends */
+    unsigned char *seen;
+    int nseen;
 };
 
 uint64_t pld__trace_begin(const pld_ctx *c)
@@ -71,9 +79,70 @@ pld__trace_buf *pld__trace_open(void)
     return calloc(1, sizeof(pld__trace_buf));
 }
 
+pld__trace_buf *pld__trace_open_core(pld__trace_buf *rank_buf, int core)
+{
+    pld__trace_buf *b = pld__trace_open();
+    if (!b)
+        return NULL;
+    if (core >= rank_buf->nseen) {
+        int n = core + 1;
+        unsigned char *grown = realloc(rank_buf->seen, (size_t)n);
+        if (!grown) {
+            b->append = 1; /* unknown: keep whatever the file holds rather than lose it */
+            return b;
+        }
+        memset(grown + rank_buf->nseen, 0, (size_t)(n - rank_buf->nseen));
+        rank_buf->seen = grown;
+        rank_buf->nseen = n;
+    }
+    b->append = rank_buf->seen[core];
+    rank_buf->seen[core] = 1;
+    return b;
+}
+
 static void part_path(const pld_world *w, int rank, int core, char *out, size_t n)
 {
     snprintf(out, n, "%s.part.%d.%d", w->trace_path, rank, core);
+}
+
+/* 0 once everything written reached the file, else the errno of the
+ * first failure (a full disk shows only at fclose). Closes f. */
+static int finish(FILE *f)
+{
+    int err = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    return err;
+}
+
+/* Writes the agent's events to its part file; the errno of a failure. */
+static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
+{
+    /* the first writer of a launch truncates: a part file the host did not
+     * fold (a run killed mid-launch) must not leak into this trace */
+    FILE *f = fopen(path, b->append ? "a" : "w");
+    if (!f)
+        return errno;
+    errno = 0;
+    /* tid = rank * 1000 + core: one track per rank (and per core) */
+    int tid = c->rank * 1000 + c->core;
+    for (size_t i = 0; i < b->n; i++) {
+        const pld__trace_ev *e = &b->ev[i];
+        fprintf(f,
+                ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
+                "\"dur\":%.3f",
+                e->name, tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
+        if (e->bytes >= 0)
+            fprintf(f, ",\"args\":{\"bytes\":%" PRId64 "}", e->bytes);
+        else if (e->urma[0] >= 0)
+            fprintf(f,
+                    ",\"args\":{\"peer\":%" PRId64 ",\"rows\":%" PRId64 ",\"sqes\":%" PRId64
+                    ",\"wqebbs\":%" PRId64 ",\"nops\":%" PRId64 ",\"doorbells\":%" PRId64
+                    ",\"cqes\":1}",
+                    e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
+        fputc('}', f);
+    }
+    return finish(f);
 }
 
 void pld__trace_close(pld_ctx *c)
@@ -83,79 +152,47 @@ void pld__trace_close(pld_ctx *c)
         return;
     char path[4096];
     part_path(c->w, c->rank, c->core, path, sizeof path);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        /* tid = rank * 1000 + core: one track per rank (and per core) */
-        int tid = c->rank * 1000 + c->core;
-        for (size_t i = 0; i < b->n; i++) {
-            const pld__trace_ev *e = &b->ev[i];
-            fprintf(f,
-                    ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
-                    "\"dur\":%.3f",
-                    e->name, tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
-            if (e->bytes >= 0)
-                fprintf(f, ",\"args\":{\"bytes\":%" PRId64 "}", e->bytes);
-            else if (e->urma[0] >= 0)
-                fprintf(f,
-                        ",\"args\":{\"peer\":%" PRId64 ",\"rows\":%" PRId64 ",\"sqes\":%" PRId64
-                        ",\"wqebbs\":%" PRId64 ",\"nops\":%" PRId64 ",\"doorbells\":%" PRId64
-                        ",\"cqes\":1}",
-                        e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
-            fputc('}', f);
-        }
-        fclose(f);
-    } else {
-        PLD__LOG(PLD__LOG_WARN, c->rank, "trace: cannot write %s", path);
+    int err = write_part(c, b, path);
+    if (err) {
+        /* the kernel has ended, so no pld__kraise: the launch fails the way
+         * a rank's error does (first failure wins, as always) */
+        char msg[PLD__ERRMSG_MAX], who[32] = "";
+        if (c->core > 0)
+            snprintf(who, sizeof who, " core %d", c->core);
+        snprintf(msg, sizeof msg,
+                 "rank %d (device %d)%s: pld_launch: trace part file '%s' cannot be written: %s",
+                 c->rank, c->device, who, path, strerror(err));
+        PLD__LOG(PLD__LOG_WARN, c->rank, "%s", msg);
+        pld__group_fail(c->w, PLD_ERR_SYSTEM, msg);
     }
     free(b->ev);
+    free(b->seen);
     free(b);
     c->trace = NULL;
 }
 
-/* Host, after a launch: fold the parts into the running event text and
- * rewrite the trace file. */
-void pld__trace_flush(pld_world *w)
+/* The file this process writes: the trace, or <trace>.rank<first> when it
+ * hosts only some of the ranks. */
+static void out_path(const pld_world *w, char *out, size_t n)
 {
-    if (!w->trace_path)
-        return;
-    char path[4096];
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
-    for (int r = first; r < first + count; r++) {
-        for (int b = 0; b < w->profile.aiv_cores; b++) {
-            part_path(w, r, b, path, sizeof path);
-            FILE *f = fopen(path, "r");
-            if (!f)
-                continue;
-            char chunk[65536];
-            size_t got;
-            while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-                if (w->trace_len + got + 1 > w->trace_cap) {
-                    size_t cap = w->trace_cap ? w->trace_cap : 65536;
-                    while (cap < w->trace_len + got + 1)
-                        cap *= 2;
-                    char *grown = realloc(w->trace_text, cap);
-                    if (!grown)
-                        break;
-                    w->trace_text = grown;
-                    w->trace_cap = cap;
-                }
-                memcpy(w->trace_text + w->trace_len, chunk, got);
-                w->trace_len += got;
-            }
-            fclose(f);
-            unlink(path);
-        }
-    }
     if (count == w->nranks)
-        snprintf(path, sizeof path, "%s", w->trace_path);
+        snprintf(out, n, "%s", w->trace_path);
     else
-        snprintf(path, sizeof path, "%s.rank%d", w->trace_path, first);
+        snprintf(out, n, "%s.rank%d", w->trace_path, first);
+}
+
+/* Rewrites the whole trace file from the running event text; the errno of
+ * a failure. */
+static int write_trace(const pld_world *w, const char *path)
+{
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
     FILE *out = fopen(path, "w");
-    if (!out) {
-        PLD__LOG(PLD__LOG_WARN, -1, "trace: cannot write %s", path);
-        return;
-    }
+    if (!out)
+        return errno;
+    errno = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
     fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":\"pld\"}}", out);
     for (int r = first; r < first + count; r++)
@@ -166,5 +203,88 @@ void pld__trace_flush(pld_world *w)
     if (w->trace_len)
         fwrite(w->trace_text, 1, w->trace_len, out);
     fputs("\n]}\n", out);
-    fclose(out);
+    return finish(out);
+}
+
+pld_status pld__trace_world_ready(pld_world *w)
+{
+    if (!w->trace_path)
+        return PLD_OK;
+    /* find out now, not after the first launch: an empty trace (valid
+     * JSON) in place of the file, and a probe of the part files beside it */
+    char path[4096];
+    out_path(w, path, sizeof path);
+    int err = write_trace(w, path);
+    if (err)
+        return pld__init_fail(PLD_ERR_ARG, "pld_world_init: trace file '%s' cannot be written: %s",
+                              path, strerror(err));
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    part_path(w, first, 0, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    err = f ? finish(f) : errno;
+    if (f)
+        unlink(path);
+    if (err)
+        return pld__init_fail(PLD_ERR_ARG,
+                              "pld_world_init: trace part file '%s' (written next to the trace "
+                              "by every rank) cannot be written: %s",
+                              path, strerror(err));
+    return PLD_OK;
+}
+
+/* Host, after a launch: fold the parts into the running event text and
+ * rewrite the trace file. */
+pld_status pld__trace_flush(pld_world *w, pld_status st)
+{
+    if (!w->trace_path)
+        return st;
+    char path[4096];
+    int first, count, nomem = 0;
+    w->tp->hosted_ranks(w, &first, &count);
+    for (int r = first; r < first + count; r++) {
+        for (int b = 0; b < w->profile.aiv_cores; b++) {
+            part_path(w, r, b, path, sizeof path);
+            FILE *f = fopen(path, "r");
+            if (!f)
+                continue;
+            char chunk[65536];
+            size_t got;
+            while (!nomem && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+                if (w->trace_len + got + 1 > w->trace_cap) {
+                    size_t cap = w->trace_cap ? w->trace_cap : 65536;
+                    while (cap < w->trace_len + got + 1)
+                        cap *= 2;
+                    char *grown = realloc(w->trace_text, cap);
+                    if (!grown) {
+                        nomem = 1;
+                        break;
+                    }
+                    w->trace_text = grown;
+                    w->trace_cap = cap;
+                }
+                memcpy(w->trace_text + w->trace_len, chunk, got);
+                w->trace_len += got;
+            }
+            fclose(f);
+            unlink(path);
+        }
+    }
+    out_path(w, path, sizeof path);
+    int err = write_trace(w, path);
+    char why[PLD__ERRMSG_MAX / 2];
+    if (err)
+        snprintf(why, sizeof why, "trace file '%s' cannot be written: %s", path, strerror(err));
+    else if (nomem)
+        snprintf(why, sizeof why, "out of memory merging the trace parts; '%s' lacks events",
+                 path);
+    else
+        return st;
+    if (st != PLD_OK) { /* the launch's own failure stays the status */
+        size_t k = strlen(w->errmsg);
+        snprintf(w->errmsg + k, sizeof w->errmsg - k, " [%s]", why);
+        PLD__LOG(PLD__LOG_WARN, -1, "%s", why);
+        return st;
+    }
+    return pld__world_fail(w, err ? PLD_ERR_SYSTEM : PLD_ERR_NOMEM, "pld_launch: %s", why);
 }

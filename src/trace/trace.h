@@ -8,10 +8,21 @@
 /* ---- trace export (src/trace/trace.c) --------------------------------------- */
 
 pld__trace_buf *pld__trace_open(void);
-/* Writes the agent's events to its part file and frees the buffer. */
+/* The buffer of core `core` for one multi-core call of the rank whose
+ * buffer is rank_buf: from the second call of a launch on, its events are
+ * added to that core's part file instead of replacing the earlier call's. */
+pld__trace_buf *pld__trace_open_core(pld__trace_buf *rank_buf, int core);
+/* Writes the agent's events to its part file and frees the buffer; a
+ * failed write fails the launch (PLD_ERR_SYSTEM naming the file). */
 void pld__trace_close(pld_ctx *c);
-/* Host, after a launch: merge the parts and rewrite the trace file. */
-void pld__trace_flush(pld_world *w);
+/* World init, once the transport runs: writes an empty trace and probes a
+ * part file, so an unwritable trace path is PLD_ERR_ARG here (message for
+ * pld_last_error) instead of a trace that never appears. */
+pld_status pld__trace_world_ready(pld_world *w);
+/* Host, after a launch whose status is st: merge the parts and rewrite the
+ * trace file. Returns st, or when st is PLD_OK, PLD_ERR_SYSTEM (NOMEM) if
+ * the file could not be written (merged) -- w->errmsg names the file. */
+pld_status pld__trace_flush(pld_world *w, pld_status st);
 /* A slice: t0 = pld__trace_begin(c); ... pld__trace_end(c, "pld_put", t0, bytes).
  * Free when tracing is off (one branch). */
 uint64_t pld__trace_begin(const pld_ctx *c);

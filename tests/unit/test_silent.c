@@ -194,3 +194,210 @@ static void expect_overflow(const char *transport)
 Test(silent, notify_add_overflow_thread, .timeout = 60) { expect_overflow("thread"); }
 Test(silent, notify_add_overflow_process, .timeout = 60) { expect_overflow("process"); }
 
+/* ---- trace: every call's events of a multi-core builtin ------------------- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "no trace at %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+typedef struct mc_args {
+    pld_dtensor sig, data;
+    int calls;
+} mc_args;
+
+static void multicore_calls(pld_ctx *c, void *p)
+{
+    mc_args *a = p;
+    for (int i = 0; i < a->calls; i++)
+        pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, 2);
+}
+
+/* pld_remote_reduce slices of core 1 of rank 0 in a trace of `calls` calls
+ * per launch. */
+static int core1_slices(const char *transport, int calls)
+{
+    char path[] = "/tmp/pld-silent-trace-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    pld_config cfg = {.devices = "0-2", .transport = transport, .trace_path = path};
+    pld_world *w = tu_world_cfg(&cfg);
+    mc_args *a = tu_host_alloc(w, sizeof *a);
+    a->sig = tu_signal(w, "sig", 2);
+    a->data = tu_window(w, "data", PLD_FP32, 1, PLD_IDX(4096));
+    a->calls = calls;
+    TU_LAUNCH_OK(w, multicore_calls, a);
+    TU_LAUNCH_OK(w, multicore_calls, a); /* and a second launch starts its parts afresh */
+    pld_world_finalize(w);
+    char *s = slurp(path);
+    /* a wait is traced only when it blocked: count what every call does */
+    int n = count(s, "\"name\":\"pld_remote_reduce\",\"ph\":\"X\",\"pid\":0,\"tid\":1,");
+    cr_expect_eq(count(s, "\"name\":\"pld_allreduce\""), 2 * calls * 3,
+                 "%s: one pld_allreduce slice per call per rank per launch", transport);
+    free(s);
+    unlink(path);
+    return n;
+}
+
+static void expect_every_call_traced(const char *transport)
+{
+    int one = core1_slices(transport, 1);
+    cr_assert_gt(one, 0, "%s: core 1 has slices", transport);
+    int three = core1_slices(transport, 3);
+    cr_expect_eq(three, 3 * one,
+                 "%s: three multi-core calls per launch give %d core-1 slices, one call %d: "
+                 "a later call's part file replaced the earlier ones",
+                 transport, three, one);
+}
+
+Test(silent, trace_keeps_every_multicore_call_thread, .timeout = 60)
+{
+    expect_every_call_traced("thread");
+}
+
+Test(silent, trace_keeps_every_multicore_call_process, .timeout = 60)
+{
+    expect_every_call_traced("process");
+}
+
+/* ---- trace: a path that cannot be written ---------------------------------- */
+
+static void expect_init_refuses_trace(const char *transport, const char *path, const char *words)
+{
+    pld_config cfg = {.devices = "0,1", .transport = transport, .trace_path = path};
+    pld_world *w = NULL;
+    pld_status st = pld_world_init(&w, &cfg);
+    cr_expect_eq(st, PLD_ERR_ARG, "%s, trace '%s': %s, expected PLD_ERR_ARG", transport, path,
+                 pld_status_name(st));
+    if (st == PLD_OK) {
+        pld_world_finalize(w);
+        return;
+    }
+    TU_EXPECT_STARTS(pld_last_error(), words);
+}
+
+Test(silent, trace_path_in_missing_directory_fails_init, .timeout = 60)
+{
+    expect_init_refuses_trace("thread", "/nonexistent/x.json",
+                              "pld_world_init: trace file '/nonexistent/x.json' cannot be "
+                              "written: No such file or directory");
+    expect_init_refuses_trace("process", "/nonexistent/x.json",
+                              "pld_world_init: trace file '/nonexistent/x.json' cannot be "
+                              "written: No such file or directory");
+}
+
+Test(silent, trace_env_in_missing_directory_fails_init, .timeout = 60)
+{
+    setenv("PLD_TRACE", "/nonexistent/y.json", 1);
+    pld_config cfg = {.devices = "0,1", .transport = "thread"};
+    pld_world *w = NULL;
+    TU_ASSERT_STATUS(pld_world_init(&w, &cfg), PLD_ERR_ARG);
+    TU_EXPECT_STARTS(pld_last_error(), "pld_world_init: trace file '/nonexistent/y.json' cannot "
+                                       "be written: No such file or directory");
+}
+
+Test(silent, trace_path_that_is_a_directory_fails_init, .timeout = 60)
+{
+    char dir[] = "/tmp/pld-silent-dir-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char want[512];
+    snprintf(want, sizeof want, "pld_world_init: trace file '%s' cannot be written: Is a directory",
+             dir);
+    expect_init_refuses_trace("thread", dir, want);
+    /* a trace whose parts cannot be written beside it */
+    char path[300], part[320];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    snprintf(part, sizeof part, "%s.part.0.0", path);
+    cr_assert_eq(mkdir(part, 0700), 0);
+    snprintf(want, sizeof want, "pld_world_init: trace part file '%s'", part);
+    expect_init_refuses_trace("thread", path, want);
+    TU_EXPECT_CONTAINS(pld_last_error(), "cannot be written: Is a directory");
+    rmdir(part);
+    unlink(path);
+    rmdir(dir);
+}
+
+typedef struct tr_args {
+    pld_dtensor sig;
+} tr_args;
+
+static void barrier_kernel(pld_ctx *c, void *p)
+{
+    pld_barrier(c, ((tr_args *)p)->sig);
+}
+
+static void expect_failed_write_fails_launch(const char *transport)
+{
+    char dir[] = "/tmp/pld-silent-dir-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[300], part[320], want[512];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    pld_config cfg = {.devices = "0,1", .transport = transport, .trace_path = path};
+    pld_world *w = tu_world_cfg(&cfg);
+    tr_args *a = tu_host_alloc(w, sizeof *a);
+    a->sig = tu_signal(w, "sig", 1);
+    TU_LAUNCH_OK(w, barrier_kernel, a);
+
+    /* the trace file itself: the host's rewrite after the launch fails */
+    cr_assert_eq(unlink(path), 0, "init wrote the (empty) trace: %s", strerror(errno));
+    cr_assert_eq(mkdir(path, 0700), 0);
+    TU_LAUNCH_FAILS(w, barrier_kernel, a, PLD_ERR_SYSTEM);
+    snprintf(want, sizeof want, "pld_launch: trace file '%s' cannot be written: Is a directory",
+             path);
+    TU_EXPECT_STARTS(pld_world_error(w), want);
+    rmdir(path);
+    TU_LAUNCH_OK(w, barrier_kernel, a);
+
+    /* a rank's part file: the rank fails the launch */
+    snprintf(part, sizeof part, "%s.part.1.0", path);
+    cr_assert_eq(mkdir(part, 0700), 0);
+    TU_LAUNCH_FAILS(w, barrier_kernel, a, PLD_ERR_SYSTEM);
+    snprintf(want, sizeof want,
+             "rank 1 (device 1): pld_launch: trace part file '%s' cannot be written: Is a "
+             "directory",
+             part);
+    TU_EXPECT_STARTS(pld_world_error(w), want);
+    rmdir(part);
+    TU_LAUNCH_OK(w, barrier_kernel, a);
+    pld_world_finalize(w);
+    char *s = slurp(path);
+    /* launches 1, 2 (folded, then written by the next), 3 and 5 on both
+     * ranks; launch 4 on rank 0 only, if its barrier ended before rank 1's
+     * failed write aborted the group */
+    int n = count(s, "\"name\":\"pld_barrier\"");
+    cr_expect(n == 4 * 2 || n == 4 * 2 + 1,
+              "every part that was written is in the trace: %d barriers, expected 8 or 9", n);
+    free(s);
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(silent, trace_write_failure_fails_launch_thread, .timeout = 60)
+{
+    expect_failed_write_fails_launch("thread");
+}
+
+Test(silent, trace_write_failure_fails_launch_process, .timeout = 60)
+{
+    expect_failed_write_fails_launch("process");
+}
+
