@@ -401,3 +401,99 @@ Test(silent, trace_write_failure_fails_launch_process, .timeout = 60)
     expect_failed_write_fails_launch("process");
 }
 
+/* ---- process transport under a file size limit ----------------------------- */
+
+/* World init on the process transport in a child under RLIMIT_FSIZE =
+ * limit: the child reports the status and message through a pipe (a
+ * SIGXFSZ would kill it instead). */
+static int init_under_file_limit(rlim_t limit, char *msg, size_t n)
+{
+    int fd[2];
+    cr_assert_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        struct rlimit rl = {limit, limit};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+            _exit(90);
+        pld_config cfg = {.devices = "0-3", .transport = "process"};
+        pld_world *w = NULL;
+        int st = pld_world_init(&w, &cfg);
+        char out[1100];
+        if (st == PLD_OK) {
+            /* the world works, and a window past the limit is NOMEM, not a signal */
+            pld_window_buffer *b = NULL;
+            st = pld_alloc_window_buffer(w, limit, "big", &b) == PLD_ERR_NOMEM ? 0 : 91;
+            snprintf(out, sizeof out, "%s", pld_world_error(w));
+            pld_world_finalize(w);
+        } else {
+            snprintf(out, sizeof out, "%s", pld_last_error());
+        }
+        if (write(fd[1], out, strlen(out) + 1) < 0)
+            _exit(92);
+        _exit(st);
+    }
+    close(fd[1]);
+    ssize_t got = read(fd[0], msg, n - 1);
+    msg[got > 0 ? got : 0] = '\0';
+    close(fd[0]);
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(!WIFSIGNALED(status), "world init under RLIMIT_FSIZE=%llu killed by signal %d (%s)",
+              (unsigned long long)limit, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+              WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "");
+    cr_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+Test(silent, process_world_under_small_file_limit_is_an_error, .timeout = 60)
+{
+    char msg[1100];
+    int st = init_under_file_limit((rlim_t)1 << 20, msg, sizeof msg);
+    cr_expect_eq(st, PLD_ERR_SYSTEM, "status %d (%s), expected PLD_ERR_SYSTEM: %s", st,
+                 pld_status_name((pld_status)st), msg);
+    TU_EXPECT_STARTS(msg, "pld_world_init: transport 'process': cannot create the shared arena: "
+                          "the file size limit (RLIMIT_FSIZE, ulimit -f) is 1048576 bytes; the "
+                          "shared arena (a memfd) needs at least 67108864 bytes");
+    TU_EXPECT_CONTAINS(msg, "raise the limit (ulimit -f unlimited)");
+}
+
+Test(silent, process_world_fits_a_larger_file_limit, .timeout = 60)
+{
+    char msg[1100];
+    int st = init_under_file_limit((rlim_t)256 << 20, msg, sizeof msg);
+    cr_expect_eq(st, 0, "exit %d: %s", st, msg);
+    TU_EXPECT_CONTAINS(msg, "pld_alloc_window_buffer: 'big'");
+}
+
+/* ---- rows fixed earlier: the messages they end with ----------------------- */
+
+typedef struct tile_args {
+    int64_t rows, cols;
+} tile_args;
+
+static void huge_tile(pld_ctx *c, void *p)
+{
+    tile_args *a = p;
+    pld_tile_create(c, PLD_FP64, a->rows, a->cols);
+}
+
+/* [INT64_MAX, INT64_MAX] fp64 used to say "needs 8 bytes" (the product
+ * wrapped): the size is named as what it is. */
+Test(silent, tile_whose_size_overflows_names_it, .timeout = 60)
+{
+    pld_world *w = tu_world("0");
+    tile_args *a = tu_host_alloc(w, sizeof *a);
+    a->rows = a->cols = INT64_MAX;
+    TU_LAUNCH_FAILS(w, huge_tile, a, PLD_ERR_NOMEM);
+    TU_EXPECT_STARTS(pld_world_error(w),
+                     "rank 0 (device 0): pld_tile_create: tile fp64 "
+                     "[9223372036854775807,9223372036854775807] needs more than 2^64 bytes");
+    cr_expect(!tu_contains(pld_world_error(w), "needs 8 bytes"), "%s", pld_world_error(w));
+    /* 2^32 x 2^32 fp64: the element count alone wraps 64 bits to 0 */
+    a->rows = a->cols = (int64_t)1 << 32;
+    TU_LAUNCH_FAILS(w, huge_tile, a, PLD_ERR_NOMEM);
+    TU_EXPECT_CONTAINS(pld_world_error(w), "[4294967296,4294967296] needs more than 2^64 bytes");
+    pld_world_finalize(w);
+}

@@ -1,8 +1,11 @@
 /* The shared arena of the process transport: see arena.h. */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "transport/process/arena.h"
@@ -14,19 +17,57 @@ static size_t round_up(size_t n)
     return (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
 }
 
-int pld__arena_open(pld__arena *a, size_t size)
+/* A memfd counts against the file size limit: ftruncate past it raises
+ * SIGXFSZ, which kills the process (ulimit -f). The arena's size is only
+ * the most its pages may grow to, so under a smaller limit the arena takes
+ * the limit instead (windows then find less room); below what world init
+ * itself needs it is an error naming both. Sizing within the limit never
+ * raises the signal, so its disposition is left alone. */
+static int fit_file_limit(pld__arena *a, size_t *size, size_t need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= (rlim_t)*size)
+        return 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t limit = (size_t)rl.rlim_cur & ~(page - 1);
+    if (limit < need) {
+        snprintf(a->why, sizeof a->why,
+                 "the file size limit (RLIMIT_FSIZE, ulimit -f) is %llu bytes; the shared arena "
+                 "(a memfd) needs at least %zu bytes, and up to %zu for large windows: raise "
+                 "the limit (ulimit -f unlimited)",
+                 (unsigned long long)rl.rlim_cur, need, *size);
+        errno = EFBIG;
+        return -1;
+    }
+    *size = limit;
+    return 0;
+}
+
+int pld__arena_open(pld__arena *a, size_t size, size_t need)
 {
     memset(a, 0, sizeof *a);
-    a->fd = memfd_create("pld-arena", MFD_CLOEXEC);
-    if (a->fd < 0)
+    a->fd = -1;
+    if (fit_file_limit(a, &size, need) != 0)
         return -1;
-    if (ftruncate(a->fd, (off_t)size) != 0)
+    a->fd = memfd_create("pld-arena", MFD_CLOEXEC);
+    if (a->fd < 0) {
+        snprintf(a->why, sizeof a->why, "memfd_create: %s", strerror(errno));
+        return -1;
+    }
+    if (ftruncate(a->fd, (off_t)size) != 0) {
+        snprintf(a->why, sizeof a->why, "ftruncate of the memfd to %zu bytes: %s", size,
+                 strerror(errno));
         goto err_fd;
+    }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, a->fd, 0);
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        snprintf(a->why, sizeof a->why, "mmap of %zu bytes: %s", size, strerror(errno));
         goto err_fd;
+    }
     a->free = malloc(sizeof *a->free * 16);
     if (!a->free) {
+        snprintf(a->why, sizeof a->why, "out of memory");
         munmap(p, size);
         goto err_fd;
     }

@@ -19,9 +19,13 @@ typedef struct pld__arena {
     size_t size;
     pld__arena_span *free; /* sorted by offset, coalesced */
     int nfree, cap;
+    char why[256]; /* why pld__arena_open failed */
 } pld__arena;
 
-int pld__arena_open(pld__arena *a, size_t size);
+/* An arena of `size` bytes, or of the file size limit (RLIMIT_FSIZE: a
+ * memfd is a file) when that is smaller but still at least `need` bytes.
+ * -1 with a->why set otherwise. */
+int pld__arena_open(pld__arena *a, size_t size, size_t need);
 void pld__arena_close(pld__arena *a);
 /* Zeroed memory aligned to 64 bytes, or NULL. A 64-byte header in front
  * remembers the size. */

@@ -39,6 +39,8 @@
 #include "transport/shm/shm.h"
 
 #define ARENA_BYTES ((size_t)64 << 30) /* virtual; pages are used on touch */
+/* the least a file size limit may leave: world init takes ~2 MiB, the rest is for windows */
+#define ARENA_MIN_BYTES ((size_t)64 << 20)
 #define IR_TEXT_BYTES ((size_t)1 << 20)
 #define REAP_MS 5
 
@@ -267,11 +269,13 @@ static pld_status tp_proc_world_init(pld_world *w)
     if (!s)
         return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
     s->dead = calloc((size_t)w->nranks, sizeof *s->dead);
-    if (!s->dead || pld__arena_open(&s->arena, ARENA_BYTES) != 0) {
+    if (!s->dead || pld__arena_open(&s->arena, ARENA_BYTES, ARENA_MIN_BYTES) != 0) {
+        pld_status st = s->dead ? PLD_ERR_SYSTEM : PLD_ERR_NOMEM;
+        pld__world_fail(w, st, "cannot create the shared arena: %s",
+                        s->dead ? s->arena.why : "out of memory");
         free(s->dead);
         free(s);
-        return pld__world_fail(w, PLD_ERR_SYSTEM, "cannot create the shared arena: %s",
-                               strerror(errno));
+        return st;
     }
     w->tp_state = s;
     w->sh_bytes = pld__world_shared_bytes(w->nranks, w->profile.aiv_cores);
