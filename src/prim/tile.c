@@ -162,7 +162,7 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
         char need[48];
         uint64_t r = (uint64_t)rows, k = (uint64_t)cols;
         if (r > UINT64_MAX / k || r * k > UINT64_MAX / esz)
-            snprintf(need, sizeof need, "more than 2^64 bytes");
+            snprintf(need, sizeof need, "2^64 bytes or more");
         else
             snprintf(need, sizeof need, "%llu bytes", (unsigned long long)(r * k * esz));
         pld__kraise(c, PLD_ERR_NOMEM, api,
