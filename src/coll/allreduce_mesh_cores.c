@@ -12,7 +12,9 @@
  * Epilogue on lane b takes 1+chunks credits. Cores with no tile still join
  * the ready barrier.
  * Cost card: bytes_from_peers = (P-1) * N per rank (summed over its cores). */
+#include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/coll_util.h"
 
@@ -43,6 +45,15 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     pld_tile **acc = calloc((size_t)per_chunk, sizeof *acc);
     if (!acc)
         pld__kraise(c, PLD_ERR_NOMEM, a->api, "out of host memory");
+    /* an error below leaves through c->jb: free acc on the way out (the
+     * tiles themselves go with the core's context) */
+    jmp_buf outer;
+    memcpy(&outer, &c->jb, sizeof outer);
+    if (setjmp(c->jb)) {
+        memcpy(&c->jb, &outer, sizeof outer);
+        free(acc);
+        pld__kexit_aborted(c);
+    }
     for (int64_t first = b; first < ntiles; first += per_chunk * nb) {
         int64_t k = 0;
         for (int64_t t = first; t < ntiles && k < per_chunk; t += nb, k++) {
@@ -62,6 +73,7 @@ static void mesh_core(pld_ctx *c, int b, void *p)
             pld_tile_free(c, acc[k]);
         }
     }
+    memcpy(&c->jb, &outer, sizeof outer);
     free(acc);
     pld__credit_epilogue(c, a->signal, b, round);
 }
