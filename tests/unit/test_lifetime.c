@@ -348,17 +348,12 @@ Test(lifetime, two_host_threads_launch_on_one_world_process, .timeout = 60) {
 
 /* ---- windows of another world ----------------------------------------- */
 
-static void put_into_arg(pld_ctx *c, void *arg)
-{
-    put_one(c, arg);
-}
-
 static void other_world(const char *transport)
 {
     pld_world *a = world_on(transport), *b = world_on(transport);
     pld_dtensor *theirs = tu_host_alloc(a, sizeof *theirs);
     *theirs = tu_window(b, "theirs", PLD_FP32, 2, PLD_IDX(2, 4));
-    TU_LAUNCH_FAILS(a, put_into_arg, theirs, PLD_ERR_ARG);
+    TU_LAUNCH_FAILS(a, put_one, theirs, PLD_ERR_ARG);
     TU_EXPECT_CONTAINS(pld_world_error(a), "pld_remote_store: dst window");
     TU_EXPECT_CONTAINS(pld_world_error(a), "is not a window of this world");
     TU_LAUNCH_OK(b, tile_kept, NULL); /* the other world is unharmed */
