@@ -162,4 +162,14 @@ extern const pld_transport_ops pld__tp_process_ops;
 extern const pld_transport_ops pld__tp_mpi_ops;
 #endif
 
+/* How long a launch waits, once its group has failed, for ranks still inside
+ * the kernel before it gives up on them (the process transport kills them,
+ * the thread transport marks the world unusable, the mpi transport aborts
+ * the job). A rank released by the abort leaves within microseconds; one
+ * that has not left after this long
+ * is in user code that reaches no pld call. Short enough that a launch whose
+ * peers timed out still returns within the wait timeout + 1 s, long enough
+ * for 64 ranks on 2 loaded cores (or sanitizer builds) to unwind. */
+#define PLD__STUCK_GRACE_MS 500
+
 #endif /* PLD_TRANSPORT_H */

@@ -3,9 +3,11 @@
  * ends within the wait timeout, with a non-zero status, leaving no process
  * and no shared-memory file behind).
  *
- * usage: exit_kernel [--user-mpi]
+ * usage: exit_kernel [--user-mpi] [--stuck]
  *   default     pld initialises MPI itself (and would finalize it at exit)
- *   --user-mpi  the program initialises MPI and finalizes it at exit */
+ *   --user-mpi  the program initialises MPI and finalizes it at exit
+ *   --stuck     the last rank loops for ever in its own code instead of
+ *               calling exit (tests/mpi/kernel_stuck.sh) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +17,18 @@
 
 typedef struct args {
     pld_dtensor sig;
+    int stuck;
 } args;
 
 static void exit_kernel(pld_ctx *c, void *p)
 {
     args *a = p;
-    if (pld_rank(c) == pld_nranks(c) - 1)
-        exit(3);
+    if (pld_rank(c) == pld_nranks(c) - 1) {
+        if (!a->stuck)
+            exit(3);
+        for (volatile int spin = 1; spin;)
+            ; /* user code that never returns nor calls pld */
+    }
     pld_wait(c, a->sig, PLD_IDX(pld_rank(c), 0), 1, PLD_WAIT_GE);
 }
 
@@ -54,7 +61,12 @@ static void finalize(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "--user-mpi")) {
+    int user_mpi = 0, stuck = 0;
+    for (int i = 1; i < argc; i++) {
+        user_mpi |= !strcmp(argv[i], "--user-mpi");
+        stuck |= !strcmp(argv[i], "--stuck");
+    }
+    if (user_mpi) {
         MPI_Init(&argc, &argv);
         atexit(finalize);
     }
@@ -71,6 +83,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "set-up: %s\n", pld_world_error(w));
         return 2;
     }
+    a->stuck = stuck;
     print_shm_files();
     pld_status st = pld_launch(w, exit_kernel, a);
     fprintf(stderr, "the launch returned %s: %s\n", pld_status_name(st), pld_world_error(w));

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "transport/mpi/tp_mpi.h"
@@ -232,6 +233,40 @@ static void tp_mpi_world_fini(pld_world *w)
 
 /* ---- launch ----------------------------------------------------------------- */
 
+/* The minimum of `key` over the processes, for the status agreement. When
+ * the launch failed here, a peer that neither returns from its kernel nor
+ * reaches a pld call (it loops in its own code) would keep every other
+ * process in this agreement for ever: after PLD__STUCK_GRACE_MS the job is
+ * aborted, as no single MPI process can be stopped on its own. Every
+ * process uses the nonblocking form: a blocking and a nonblocking
+ * collective do not match each other. */
+static int allreduce_min(pld_world *w, int *key, int failed)
+{
+    tp_mpi_state *s = w->tp_state;
+    MPI_Request req;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, key, 1, MPI_INT, MPI_MIN, s->comm, &req);
+    if (rc != MPI_SUCCESS || !failed)
+        return rc == MPI_SUCCESS ? MPI_Wait(&req, MPI_STATUS_IGNORE) : rc;
+    uint64_t deadline = pld__now_ns() + (uint64_t)PLD__STUCK_GRACE_MS * 1000000u;
+    for (int done = 0;;) {
+        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        if (pld__now_ns() > deadline) {
+            fprintf(stderr,
+                    "pld: rank %d (device %d, pid %d): the launch failed (%s) and a peer did not "
+                    "leave its kernel within %d ms (it is in its own code, not in a pld call "
+                    "that would have left): aborting the job\n",
+                    s->rank, w->device_ids[s->rank], (int)getpid(), w->sh->errmsg,
+                    PLD__STUCK_GRACE_MS);
+            fflush(stderr);
+            MPI_Abort(s->comm, PLD_ERR_TIMEOUT);
+        }
+        struct timespec ms = {0, 1000000}; /* a waiting process does not burn its CPU */
+        nanosleep(&ms, NULL);
+    }
+}
+
 /* Every process learns the launch's status and the root cause's message:
  * the lowest rank that failed on its own (not merely released by a peer's
  * abort or timed out waiting for it), else the lowest that failed at all. */
@@ -246,7 +281,7 @@ static pld_status agree_status(pld_world *w)
         int claimed = atomic_load(&sh->err_claimed) != 0;
         key = (claimed ? (secondary ? s->size : 0) : 2 * s->size) + s->rank;
     }
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, s->comm);
+    int rc = allreduce_min(w, &key, st != PLD_OK);
     if (rc != MPI_SUCCESS)
         return mpi_fail(w, "MPI_Allreduce (launch status)", rc);
     if (key == INT_MAX)

@@ -42,13 +42,4 @@ int pld__shm_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns, int shared)
 void pld__shm_sleep_end(pld_ctx *c);
 void pld__shm_abort(pld_world *w, int shared);
 
-/* How long a launch waits, once its group has failed, for ranks still inside
- * the kernel before it gives up on them (the process transport kills them,
- * the thread transport marks the world unusable). A rank released by the
- * abort leaves within microseconds; one that has not left after this long
- * is in user code that reaches no pld call. Short enough that a launch whose
- * peers timed out still returns within the wait timeout + 1 s, long enough
- * for 64 ranks on 2 loaded cores (or sanitizer builds) to unwind. */
-#define PLD__STUCK_GRACE_MS 500
-
 #endif
