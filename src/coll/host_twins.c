@@ -1,5 +1,6 @@
 /* Host-side twins of the builtins: launch the builtin on every rank.
  * Data arguments are windows; a rank's plain-tensor input is its own slice. */
+#include "core/handles.h"
 #include "core/internal.h"
 
 typedef struct host_arg {
@@ -24,8 +25,9 @@ static pld_status launch_twin(pld_world *w, pld_kernel k, const host_arg *a)
 
 static pld_status need_signal(pld_world *w, const char *api, const pld_dtensor *signal)
 {
-    if (!w)
-        return PLD_ERR_ARG;
+    pld_status st = pld__world_check(w, api);
+    if (st != PLD_OK)
+        return st;
     if (!signal)
         return pld__world_fail(w, PLD_ERR_ARG, "%s: signal is NULL", api);
     return PLD_OK;
@@ -128,8 +130,9 @@ static pld_status private_signal(pld_world *w, pld_allreduce_mode mode, int core
 pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
                               pld_reduce_op op, pld_allreduce_mode mode, int core_num)
 {
-    if (!w)
-        return PLD_ERR_ARG;
+    pld_status st = pld__world_check(w, "pld_host_allreduce");
+    if (st != PLD_OK)
+        return st;
     if (core_num < 1 || core_num > w->profile.aiv_cores)
         return pld__world_fail(w, PLD_ERR_ARG,
                                "pld_host_allreduce: core_num %d not in [1, %d] (AIV cores of %s)",
@@ -137,10 +140,8 @@ pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor 
     host_arg a = {.a = data, .op = op, .mode = mode, .root = core_num};
     if (signal) {
         a.sig = *signal;
-    } else {
-        pld_status st = private_signal(w, mode, core_num, &a.sig);
-        if (st != PLD_OK)
-            return st;
+    } else if ((st = private_signal(w, mode, core_num, &a.sig)) != PLD_OK) {
+        return st;
     }
     return launch_twin(w, allreduce_kernel, &a);
 }

@@ -247,8 +247,9 @@ pld_counters pld_ctx_counters(const pld_ctx *c)
 
 pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)
 {
-    if (!w)
-        return PLD_ERR_ARG;
+    pld_status st = pld__world_check(w, "pld_rank_counters");
+    if (st != PLD_OK)
+        return st;
     /* the message is the world's mutable state, even through a const handle */
     pld_world *mw = (pld_world *)w;
     if (!out)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/handles.h"
 #include "trace/trace.h"
 
 #define IR_MAX_LINES 50000
@@ -380,13 +381,13 @@ const char *pld__ir_render(pld__ir *ir)
 
 void pld_ir_enable(pld_world *w, int on)
 {
-    if (w)
+    if (pld__world_is_live(w))
         atomic_store(&w->ir_on, on != 0);
 }
 
 const char *pld_ir_text(const pld_world *w)
 {
-    if (!w)
+    if (!pld__world_is_live(w))
         return "";
     if (w->ir_shared) /* rank 0 rendered it in its own process */
         return w->ir_shared;
@@ -397,7 +398,7 @@ const char *pld_ir_text(const pld_world *w)
 
 pld_status pld_ir_dump(const pld_world *w, FILE *out)
 {
-    if (!w)
+    if (pld__world_check(w, "pld_ir_dump") != PLD_OK)
         return PLD_ERR_ARG;
     const char *s = pld_ir_text(w);
     fputs(s, out ? out : stdout);

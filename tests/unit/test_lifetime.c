@@ -413,3 +413,19 @@ Test(lifetime, kernel_calls_with_a_null_context_say_so, .timeout = 30) {
     expect_abort_saying(barrier_on_host, "pld: pld_barrier: the context is NULL");
     expect_abort_saying(rank_on_host, "pld: pld_rank: the context is NULL");
 }
+
+Test(lifetime, every_world_call_after_finalize_is_refused, .timeout = 30) {
+    pld_world *w = tu_world(NULL);
+    pld_dtensor sig = tu_signal(w, "sig", 1);
+    pld_world_finalize(w);
+    pld_counters k;
+    TU_ASSERT_STATUS(pld_rank_counters(w, 0, &k), PLD_ERR_ARG);
+    TU_EXPECT_CONTAINS(pld_last_error(), "pld_rank_counters: world #");
+    TU_ASSERT_STATUS(pld_host_barrier(w, &sig), PLD_ERR_ARG);
+    TU_EXPECT_CONTAINS(pld_last_error(), "pld_host_barrier: world #");
+    TU_ASSERT_STATUS(pld_host_allreduce(w, sig, NULL, PLD_SUM, PLD_MESH, 1), PLD_ERR_ARG);
+    TU_EXPECT_CONTAINS(pld_last_error(), "pld_host_allreduce: world #");
+    TU_ASSERT_STATUS(pld_ir_dump(w, stdout), PLD_ERR_ARG);
+    pld_ir_enable(w, 1);
+    cr_expect_str_empty(pld_ir_text(w));
+}
