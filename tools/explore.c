@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/core/settings.h" /* PLD_CHECK, read strictly */
+
 #include "explore.h"
 
 #define MAX_JOBS 64
@@ -94,16 +96,24 @@ static int take_option(spec *s, int argc, char **argv, int i) {
 }
 
 /* The checkers to add: race only where it runs (not on the process
- * transport); the caller's own PLD_CHECK is kept. */
-static void checkers(spec *s) {
+ * transport); the caller's own PLD_CHECK is kept, once it parses (a typo
+ * stops here rather than in every seed's world init). */
+static int checkers(spec *s) {
     int process = 0;
     for (char **a = s->argv; *a; a++)
         if ((!strcmp(*a, "--transport") && a[1] && !strcmp(a[1], "process")) ||
             !strcmp(*a, "--transport=process"))
             process = 1;
-    const char *have = getenv("PLD_CHECK");
-    snprintf(s->check, sizeof s->check, "%s%s%s", have && *have ? have : "",
-             have && *have ? "," : "", process ? "signals" : "race,signals");
+    pld__setting_value v;
+    char msg[512];
+    if (pld__setting_read(PLD__S_CHECK, &v, msg, sizeof msg) != PLD_OK) {
+        fprintf(stderr, "pld explore: %s\n", msg);
+        return 0;
+    }
+    const char *have = pld__setting_str(PLD__S_CHECK);
+    snprintf(s->check, sizeof s->check, "%s%s%s", have ? have : "", have ? "," : "",
+             process ? "signals" : "race,signals");
+    return 1;
 }
 
 static int start(const spec *s, job *j, unsigned long long seed) {
@@ -270,7 +280,10 @@ int explore_main(int argc, char **argv) {
     if (!args) return 1;
     for (int k = i; k < last; k++) args[k - i] = argv[k];
     s.argv = args;
-    checkers(&s);
+    if (!checkers(&s)) {
+        free(args);
+        return 2;
+    }
     int rc = run_all(&s);
     free(args);
     return rc;

@@ -77,6 +77,10 @@ run 2 env PLD_WAIT_TIMEOUT_MS=abc "$pld" bench allgather -d 0,1 -b 8 -e 8 -n 1 -
 has "$err" "pld_world_init: PLD_WAIT_TIMEOUT_MS=abc: not a duration"
 run 2 env PLD_DEBUG=bogus "$pld" cost allgather -s 1K
 has "$err" "PLD_DEBUG=bogus: unknown word 'bogus' (accepted: one of OFF, WARN, INFO, TRACE)"
+# pld explore adds its checkers to the caller's PLD_CHECK: a typo stops it
+# before any seed runs
+run 2 env PLD_CHECK=races "$pld" explore --seeds 2 /bin/true
+has "$err" "pld explore: PLD_CHECK=races: unknown word 'races'"
 
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"
