@@ -102,6 +102,13 @@ static int parse(opts *o, int argc, char **argv) {
         }
     }
     if (!o->ncoll || o->b > o->e) return 2;
+    /* like pld bench: sizes are whole fp32 elements, at least one */
+    if (o->b < 4 || o->b % 4 || o->e % 4 || (o->inc && o->inc % 4)) {
+        if (rank == 0)
+            fprintf(stderr, "mpi_coll: -b, -e and -i are whole numbers of 4-byte elements "
+                            "(-b at least 4)\n");
+        return 2;
+    }
     return 0;
 }
 
