@@ -7,7 +7,7 @@
  *   default     pld initialises MPI itself (and would finalize it at exit)
  *   --user-mpi  the program initialises MPI and finalizes it at exit
  *   --stuck     the last rank loops for ever in its own code instead of
- *               calling exit (tests/mpi/kernel_stuck.sh) */
+ *               calling exit (tests/mpi/kernel_exit.sh) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
