@@ -264,5 +264,6 @@ pld_status pld_ir_dump(const pld_world *w, FILE *out);
 #endif
 
 #include "pld/coll.h"
+#include "pld/team.h"
 
 #endif /* PLD_PLD_H */

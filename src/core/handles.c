@@ -129,6 +129,19 @@ pld_world *pld__buffer_world(const pld_window_buffer *buf)
     return found;
 }
 
+pld_world *pld__team_world(const pld_team *t)
+{
+    pld_world *found = NULL;
+    if (!t)
+        return NULL;
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < nlive && !found; i++)
+        if (pld__team_of_world(live_worlds[i], t))
+            found = live_worlds[i];
+    pthread_mutex_unlock(&reg_lock);
+    return found;
+}
+
 /* ---- kernels --------------------------------------------------------- */
 
 static _Thread_local pld_ctx *current_ctx;

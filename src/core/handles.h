@@ -36,6 +36,8 @@ pld_status pld__world_check(const pld_world *w, const char *api);
 /* The live world whose window descriptors hold buf, or NULL (NULL, not a
  * window, or its world finalized). Reads nothing through buf. */
 pld_world *pld__buffer_world(const pld_window_buffer *buf);
+/* The live world that made team t, or NULL. Reads nothing through t. */
+pld_world *pld__team_world(const pld_team *t);
 
 /* A host call that changes the world's objects (alloc, free, reset,
  * finalize) may not run inside a kernel, nor while a launch or another

@@ -182,6 +182,11 @@ struct pld_tile {
 /* Frees the tiles a context keeps for reuse (src/prim/tile.c); called when
  * the context ends, after its live tiles were freed. */
 void pld__tile_spares_free(pld_ctx *c);
+/* Teams (src/core/team.c): 1 if t is one of w's teams (by address), and
+ * the release of all of them at finalize. */
+int pld__team_of_world(const pld_world *w, const struct pld_team *t);
+void pld__teams_free(pld_world *w);
+
 /* Ends a live tile of c (pld_tile_free after its checks; kernel end). */
 void pld__tile_release(pld_ctx *c, pld_tile *t);
 /* Frees the tile handles of every agent this process ran (world finalize). */
@@ -231,6 +236,8 @@ struct pld_world {
     _Atomic int launching;       /* a host thread is inside pld_launch */
     struct pld__host_blocks *hblocks; /* pld_host_alloc's blocks */
     struct pld__tile_pool **tile_pools; /* per agent (rank x core), made by the agent */
+    struct pld_team **teams;     /* every team made, freed ones too (core/team.c) */
+    int nteams, teams_cap;
 
     /* the current launch */
     pld_kernel kernel;

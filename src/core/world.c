@@ -198,6 +198,7 @@ void pld_world_finalize(pld_world *w)
     w->tp->world_fini(w);
     w->hooks->world_end(w);
     pld__tile_pools_free(w);
+    pld__teams_free(w);
     free(w->trace_text);
     free(w->trace_path);
     free(w->device_ids);

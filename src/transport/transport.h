@@ -132,6 +132,11 @@ typedef struct pld_transport_ops {
 
     /* PLD__TP_CAP_* bits. */
     unsigned caps;
+
+    /* ---- host agreement ------------------------------------------------ */
+    /* 1 if every process of the world passed the same value (collective
+     * under mpi; one process elsewhere: always 1). */
+    int (*host_agree)(pld_world *w, uint64_t value);
 } pld_transport_ops;
 
 /* 1 if old + value does not fit in int32 (the AtomicAdd of signal_update). */
@@ -155,6 +160,7 @@ uint32_t pld__tp_sleep_prepare_none(pld_ctx *c); /* sleep_prepare: no ticket (0)
 int pld__tp_sleep_nap(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns); /* sleep: nanosleep */
 void pld__tp_sleep_end_none(pld_ctx *c);         /* sleep_end: nothing */
 int pld__tp_no_peer_failure(pld_ctx *c);         /* peer_failed: 0 */
+int pld__tp_one_host_agrees(pld_world *w, uint64_t value); /* host_agree: 1 (one host) */
 
 extern const pld_transport_ops pld__tp_thread_ops;
 extern const pld_transport_ops pld__tp_process_ops;

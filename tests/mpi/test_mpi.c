@@ -386,6 +386,30 @@ static int run_death(int np)
     return 1;
 }
 
+/* Teams under MPI: every process makes the same team (a collective call);
+ * processes that pass different arguments all get PLD_ERR_ARG. */
+static void test_teams(int np)
+{
+    pld_world *w;
+    CHECK(pld_world_init(&w, NULL) == PLD_OK, "%s", pld_last_error());
+    pld_team *x = NULL, *y = NULL;
+    int xr = np >= 4 ? 2 : 1;
+    CHECK(pld_team_split_2d(w, NULL, xr, "tp", &x, "dp", &y) == PLD_OK, "%s",
+          pld_world_error(w));
+    CHECK(pld_team_rank_of(x, me) == me % xr, "x rank of %d", me);
+    CHECK(pld_team_rank_of(y, me) == me / xr, "y rank of %d", me);
+    if (np >= 2) {
+        pld_team *t = NULL;
+        /* rank 0 asks for another size than the others */
+        pld_status st = pld_team_split_strided(w, NULL, 0, 1, me == 0 ? 1 : 2, "s", &t);
+        CHECK(st == PLD_ERR_ARG, "disagreeing split: %s", pld_status_name(st));
+        CHECK_MSG(w, "the processes passed different arguments");
+    }
+    pld_team_free(w, x);
+    pld_team_free(w, y);
+    pld_world_finalize(w);
+}
+
 int main(int argc, char **argv)
 {
     int provided, np;
@@ -400,6 +424,7 @@ int main(int argc, char **argv)
     test_collectives(np, 250007); /* ~1 MB rows: chunked through UB, odd tails */
     test_atomic_add(np);
     test_failures(np);
+    test_teams(np);
 
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

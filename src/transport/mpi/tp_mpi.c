@@ -327,6 +327,16 @@ static pld_status tp_mpi_launch(pld_world *w)
     return agree_status(w);
 }
 
+/* Every process passed the same value: its minimum and maximum agree. */
+static int tp_mpi_host_agree(pld_world *w, uint64_t value)
+{
+    tp_mpi_state *s = w->tp_state;
+    uint64_t v[2] = {value, ~value}; /* min of both = min and ~max */
+    if (MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, s->comm) != MPI_SUCCESS)
+        return 0;
+    return v[0] == value && v[1] == ~value;
+}
+
 static void tp_mpi_hosted(const pld_world *w, int *first, int *count)
 {
     *first = tp_mpi_state_of(w)->rank;
@@ -479,6 +489,7 @@ const pld_transport_ops pld__tp_mpi_ops = {
     .fence = pld__mpi_fence,
     .abort = pld__mpi_abort,
     .peer_failed = pld__mpi_peer_failed,
+    .host_agree = tp_mpi_host_agree,
     /* no CAP_DEADLOCK: a peer's windows and agent states are not all
      * visible here; CAP_WAKE: none */
     .caps = 0,

@@ -524,5 +524,6 @@ const pld_transport_ops pld__tp_process_ops = {
     .abort = tp_proc_abort,
     /* a dead worker reaches abort_status through the host's reaper */
     .peer_failed = pld__tp_no_peer_failure,
+    .host_agree = pld__tp_one_host_agrees,
     .caps = PLD__TP_CAP_WAKE | PLD__TP_CAP_DEADLOCK,
 };

@@ -1,0 +1,55 @@
+/* Teams (communication domains): a team splits the world, or each group
+ * of a parent team, into disjoint groups of ranks, as MPI_Comm_split does
+ * for a communicator and OpenSHMEM/NVSHMEM teams do. Teams are made on the
+ * host, before a launch, by every process alike under MPI (the calls are
+ * collective there, and processes that pass different arguments get
+ * PLD_ERR_ARG). Host queries take and return world ranks. */
+#ifndef PLD_TEAM_H
+#define PLD_TEAM_H
+
+#include "pld/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pld_team pld_team; /* opaque */
+
+/* A color that puts a rank in no group. */
+#define PLD_TEAM_NONE (-1)
+
+/* color[r] and key[r] for every world rank r (only the parent's members
+ * count; parent NULL = the whole world): within each parent group, ranks
+ * with the same color form one group, ordered by (key, parent rank); a
+ * color of PLD_TEAM_NONE puts the rank in none. key may be NULL (keys 0).
+ * name (NULL: "team<N>") appears in messages. */
+pld_status pld_team_split(pld_world *w, const pld_team *parent, const int *color,
+                          const int *key, const char *name, pld_team **out);
+/* In each parent group: one group of the parent ranks start, start+stride,
+ * ... (size of them); the other ranks are in none. */
+pld_status pld_team_split_strided(pld_world *w, const pld_team *parent, int start, int stride,
+                                  int size, const char *name, pld_team **out);
+/* A 2-D grid of each parent group, x fastest: the x team's groups are rows
+ * of xrange consecutive ranks (the last row may be short), the y team's
+ * groups are the columns (ranks equal mod xrange). */
+pld_status pld_team_split_2d(pld_world *w, const pld_team *parent, int xrange, const char *xname,
+                             pld_team **xteam, const char *yname, pld_team **yteam);
+/* Frees a team (a freed team is then refused by every call). */
+void pld_team_free(pld_world *w, pld_team *t);
+
+/* world_rank's rank in its group of t; -1 if it is in none (or t is not a
+ * live team). */
+int pld_team_rank_of(const pld_team *t, int world_rank);
+/* The size of world_rank's group; 0 if it is in none. */
+int pld_team_group_size(const pld_team *t, int world_rank);
+/* The world rank of team_rank in world_rank's group; -1 if none. */
+int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank);
+/* The number of groups of t, and its name ("" if t is not a live team). */
+int pld_team_ngroups(const pld_team *t);
+const char *pld_team_name(const pld_team *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLD_TEAM_H */
