@@ -136,6 +136,11 @@ static inline pld__agent *pld__agent_at(pld__world_shared *sh, int rank, int cor
 /* ---- windows ------------------------------------------------------------ */
 
 struct pld_window_buffer {
+    /* what every call's checks read first, on one cache line of its own
+     * descriptor: descriptors sit side by side in one array */
+    _Alignas(PLD__CACHELINE) int live; /* 0 once freed: stale handles read this
+                                          (core/window.c) */
+    uint32_t gen;                /* allocations of this descriptor slot so far */
     pld_world *w;
     int id;                      /* index in w->windows */
     char name[PLD__NAME_MAX];
@@ -146,8 +151,6 @@ struct pld_window_buffer {
     void *tp_priv;               /* transport's own data */
     _Atomic int signal_use;      /* a builtin used it as its signal in this launch (the
                                     signal checker under the schedule explorer) */
-    uint32_t gen;                /* allocations of this descriptor slot so far */
-    int live;                    /* 0 once freed: stale handles read this (core/window.c) */
 };
 
 /* Window descriptors live in one array after the id table (w->windows), in
