@@ -12,7 +12,7 @@
  * What the harness asserts, besides the sanitizers:
  *  - every failed call leaves a non-empty pld_world_error message;
  *  - after a failed launch the world still works: a launch of a known-good
- *    kernel (barrier + allreduce, checked) succeeds;
+ *    kernel (an allreduce of known values, checked) succeeds;
  *  - memory the library hands back (host views, pld_local, tile data) is
  *    readable and writable over its whole extent.
  *
@@ -313,7 +313,8 @@ static void ok_kernel(pld_ctx *c, void *arg)
 {
     fz_state *s = arg;
     int me = pld_rank(c), n = pld_nranks(c);
-    pld_barrier(c, s->ok_sig);
+    /* no barrier around it: the allreduce orders its own window and signal,
+     * and a barrier here could hide a world left broken */
     pld_tensor d = pld_local(c, s->ok_data);
     int32_t *v = d.data;
     for (int j = 0; j < 4; j++)
@@ -323,7 +324,6 @@ static void ok_kernel(pld_ctx *c, void *arg)
         if (v[j] != n * (n + 1) / 2 + n * j)
             pld_fail(c, "allreduce element %d is %d, expected %d", j, v[j],
                      n * (n + 1) / 2 + n * j);
-    pld_barrier(c, s->ok_sig);
 }
 
 static void fz_check_usable(fz_state *s, const char *after)
