@@ -170,12 +170,13 @@ static int reap(pld_world *w)
 
 /* ---- host: stuck workers -------------------------------------------------- */
 
-/* Forks a worker for `rank` in place of one that is gone; it joins at the
- * next launch (it starts from launch generation `gen`, the current one).
- * 0, or -1 with errno. */
+/* Forks a worker for `rank` in place of one that is gone (reaped); it
+ * joins at the next launch (it starts from launch generation `gen`, the
+ * current one). 0, or -1 with errno. */
 static int respawn(pld_world *w, int rank, uint32_t gen)
 {
     tp_proc_state *s = state(w);
+    atomic_store(&w->sh->rank[rank].sleepers, 0); /* its agents died with it */
     fflush(NULL); /* buffered output must not be written twice */
     pid_t pid = fork();
     if (pid == 0)
@@ -196,7 +197,6 @@ static void replace_dead(pld_world *w, uint32_t gen)
     for (int r = 0; r < w->nranks; r++) {
         if (!s->dead[r])
             continue;
-        atomic_store(&w->sh->rank[r].sleepers, 0); /* its agents died with it */
         if (respawn(w, r, gen) == 0)
             s->dead[r] = 0;
         else
@@ -232,8 +232,6 @@ static int kill_stuck(pld_world *w, uint32_t gen, char *msg, size_t size)
         kill(pid, SIGKILL);
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
-        /* its agents are gone with it: no sleeper of this rank remains */
-        atomic_store(&w->sh->rank[r].sleepers, 0);
         if (n < sizeof who)
             n += (size_t)snprintf(who + n, sizeof who - n, "%srank %d (device %d, pid %d)",
                                   killed ? ", " : "", r, w->device_ids[r], (int)pid);
