@@ -48,6 +48,21 @@ int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank);
 int pld_team_ngroups(const pld_team *t);
 const char *pld_team_name(const pld_team *t);
 
+/* Kernel side: this rank's view of its group of t, or NULL if the rank is
+ * in none. In the view every kernel-side call works unchanged and speaks in
+ * group terms: pld_rank / pld_nranks are the group rank and size, every
+ * `peer` is a group rank, a builtin's signal is [T,1] (T = the group size)
+ * and its shapes follow T, and builtins run over the group's members only.
+ * Windows stay the world's: each member's slice is its own. Views of
+ * different groups, and of different teams on different signals, run at
+ * the same time. A view lives until its kernel returns; c may itself be a
+ * view (of any team). */
+pld_ctx *pld_team_ctx(pld_ctx *c, const pld_team *t);
+/* The team a context speaks for (NULL: the world). */
+const pld_team *pld_ctx_team(const pld_ctx *c);
+/* The world rank behind a context (pld_rank is the group rank in a view). */
+int pld_world_rank(const pld_ctx *c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check/agree.h"
+#include "core/team.h"
 
 /* A slot: one cache line with the call's number and a hash of its
  * description (pld__agree_head) -- all a neighbour reads when the calls
@@ -52,25 +53,55 @@ static size_t slot_off(uint64_t seq)
     return (size_t)(seq & 1) * SLOT_BYTES;
 }
 
+static pld__agree_ctx *agree_ctx(pld_ctx *c, pld_window_buffer *b, int left_rank)
+{
+    pld__agree_ctx *a = calloc(1, sizeof *a);
+    if (!a)
+        pld__kraise(c, PLD_ERR_NOMEM, "pld_launch", "out of memory for the agreement check");
+    /* where the slots are mapped (thread, process, MPI on one node) they are
+     * written and compared in place: no transport call per builtin */
+    a->buf = b;
+    a->me = c->wrank;
+    a->left_rank = left_rank;
+    a->mine = c->tp->window_peer_ptr(c->w, b, c->wrank);
+    a->left = c->tp->window_peer_ptr(c->w, b, left_rank);
+    return a;
+}
+
 void pld__agree_rank_begin(pld_ctx *c)
 {
     if (c->sh->agree_win < 0)
         return;
-    c->agree = calloc(1, sizeof *c->agree);
-    if (!c->agree)
-        pld__kraise(c, PLD_ERR_NOMEM, "pld_launch", "out of memory for the agreement check");
-    /* where the slots are mapped (thread, process, MPI on one node) they are
-     * written and compared in place: no transport call per builtin */
-    pld_window_buffer *b = agree_buf(c->w);
-    c->agree->mine = c->tp->window_peer_ptr(c->w, b, c->rank);
-    c->agree->left =
-        c->tp->window_peer_ptr(c->w, b, (c->rank + c->nranks - 1) % c->nranks);
+    c->agree = agree_ctx(c, agree_buf(c->w), (c->wrank + c->w->nranks - 1) % c->w->nranks);
 }
 
 void pld__agree_rank_end(pld_ctx *c)
 {
     free(c->agree);
     c->agree = NULL;
+}
+
+pld_status pld__agree_team_init(pld_world *w, struct pld_team *t)
+{
+    if (w->sh->agree_win < 0)
+        return PLD_OK;
+    char name[PLD__NAME_MAX + 16];
+    snprintf(name, sizeof name, "pld.agree.%s", t->name);
+    return pld_alloc_window_buffer(w, 2 * SLOT_BYTES, name, &t->agree);
+}
+
+void pld__agree_view_begin(pld_ctx *v)
+{
+    const struct pld_team *t = v->team;
+    if (!v->agent->agree || !t->agree || v->core > 0)
+        return; /* the check is off (or only core 0 takes part) */
+    v->agree = agree_ctx(v, t->agree, v->members[(v->rank + v->nranks - 1) % v->nranks]);
+}
+
+void pld__agree_view_end(pld_ctx *v)
+{
+    free(v->agree);
+    v->agree = NULL;
 }
 
 void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
@@ -93,8 +124,8 @@ void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
         memcpy(a->mine + off + BODY_OFF, &a->wire, sizeof a->wire);
         memcpy(a->mine + off, &a->head, sizeof a->head);
     } else {
-        c->tp->put(c, agree_buf(c->w), c->rank, off + BODY_OFF, &a->wire, sizeof a->wire);
-        c->tp->put(c, agree_buf(c->w), c->rank, off, &a->head, sizeof a->head);
+        c->tp->put(c, a->buf, a->me, off + BODY_OFF, &a->wire, sizeof a->wire);
+        c->tp->put(c, a->buf, a->me, off, &a->head, sizeof a->head);
     }
     c->agree_pending = c->nranks > 1;
 }
@@ -110,7 +141,7 @@ void pld__agree_leave(pld_ctx *c)
     if (a->mine)
         memcpy(a->mine + off, &zero, sizeof zero);
     else
-        c->tp->put(c, agree_buf(c->w), c->rank, off, &zero, sizeof zero);
+        c->tp->put(c, a->buf, a->me, off, &zero, sizeof zero);
 }
 
 static void fmt_arg_dims(char *buf, size_t n, const pld__fp_arg *a)
@@ -147,83 +178,84 @@ static const char *op_name(int32_t op)
 
 /* Names the first field in which mine and theirs differ ("data shape [4,9]
  * differs from rank 0's [4,8]"); 0 when they agree. */
-static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *theirs, int other,
-                   char *out, size_t n)
+static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *mine,
+                   const pld__fp_wire *theirs, int other, char *out, size_t n)
 {
-    char a[128], b[128];
+    char a[128], b[128], who[96];
     int dev = w->device_ids[other];
+    pld__team_who(t, other, who, sizeof who); /* "rank 5 (team 'tp' rank 1)" */
     if (theirs->launch != mine->launch || theirs->seq < mine->seq) {
         snprintf(out, n,
-                 "rank %d (device %d) has not yet entered builtin call %llu, but a notify from "
+                 "%s (device %d) has not yet entered builtin call %llu, but a notify from "
                  "it arrived: the signal holds credits of an earlier call -- hand-written "
                  "notifies on its cells, or an aborted launch (pld_window_buffer_reset clears "
                  "the signal)",
-                 other, dev, (unsigned long long)mine->seq);
+                 who, dev, (unsigned long long)mine->seq);
         return 1;
     }
     if (mine->seq != theirs->seq) {
         snprintf(out, n,
-                 "this is builtin call %llu here but rank %d (device %d) is at its call %llu "
+                 "this is builtin call %llu here but %s (device %d) is at its call %llu "
                  "(%s): every rank must call the same builtins in the same order",
-                 (unsigned long long)mine->seq, other, dev, (unsigned long long)theirs->seq,
+                 (unsigned long long)mine->seq, who, dev, (unsigned long long)theirs->seq,
                  pld__fp_kind_name(theirs->kind));
         return 1;
     }
     if (mine->kind != theirs->kind) {
         snprintf(out, n,
-                 "call %llu is %s here but %s on rank %d (device %d): every rank must call the "
+                 "call %llu is %s here but %s on %s (device %d): every rank must call the "
                  "same builtins in the same order",
                  (unsigned long long)mine->seq, pld__fp_kind_name(mine->kind), pld__fp_kind_name(theirs->kind),
-                 other, dev);
+                 who, dev);
         return 1;
     }
     if (mine->signal != theirs->signal) {
-        snprintf(out, n, "signal window '%s' differs from rank %d's '%s'",
-                 win_name(w, mine->signal), other, win_name(w, theirs->signal));
+        snprintf(out, n, "signal window '%s' differs from %s's '%s'",
+                 win_name(w, mine->signal), who, win_name(w, theirs->signal));
         return 1;
     }
     if (mine->core_num != theirs->core_num) {
-        snprintf(out, n, "core_num %d differs from rank %d's %d", (int)mine->core_num, other,
+        snprintf(out, n, "core_num %d differs from %s's %d", (int)mine->core_num, who,
                  (int)theirs->core_num);
         return 1;
     }
     if (mine->mode != theirs->mode) {
-        snprintf(out, n, "mode %s differs from rank %d's %s", mode_name(mine->mode), other,
+        snprintf(out, n, "mode %s differs from %s's %s", mode_name(mine->mode), who,
                  mode_name(theirs->mode));
         return 1;
     }
     if (mine->lanes != theirs->lanes) {
-        snprintf(out, n, "signal '%s' has %d cell%s per rank here but %d on rank %d",
+        snprintf(out, n, "signal '%s' has %d cell%s per rank here but %d on %s",
                  win_name(w, mine->signal), (int)mine->lanes, mine->lanes == 1 ? "" : "s",
-                 (int)theirs->lanes, other);
+                 (int)theirs->lanes, who);
         return 1;
     }
     if (mine->op != theirs->op) {
-        snprintf(out, n, "op %s differs from rank %d's %s", op_name(mine->op), other,
+        snprintf(out, n, "op %s differs from %s's %s", op_name(mine->op), who,
                  op_name(theirs->op));
         return 1;
     }
     if (mine->root != theirs->root) {
-        snprintf(out, n, "root %d differs from rank %d's %d", (int)mine->root, other,
+        snprintf(out, n, "root %d differs from %s's %d", (int)mine->root, who,
                  (int)theirs->root);
         return 1;
     }
     if (mine->m != theirs->m) {
-        snprintf(out, n, "M = %lld rows per block differs from rank %d's %lld",
-                 (long long)mine->m, other, (long long)theirs->m);
+        snprintf(out, n, "M = %lld rows per block differs from %s's %lld",
+                 (long long)mine->m, who, (long long)theirs->m);
         return 1;
     }
     for (int i = 0; i < mine->nargs && i < PLD__FP_ARGS; i++) {
         const pld__fp_arg *x = &mine->arg[i], *y = &theirs->arg[i];
         const char *what = pld__fp_arg_name(mine->kind, i);
         if (x->win != y->win) {
-            snprintf(out, n, "%s window '%s' differs from rank %d's '%s'", what,
-                     win_name(w, x->win), other, win_name(w, y->win));
+            snprintf(out, n, "%s window '%s' differs from %s's '%s'", what,
+                     win_name(w, x->win), who, win_name(w, y->win));
             return 1;
         }
         if (x->dtype != y->dtype) {
-            snprintf(out, n, "%s dtype %s differs from rank %d's %s", what,
-                     pld_dtype_name((pld_dtype)x->dtype), other,
+            snprintf(out, n, "%s dtype %s differs from %s's %s", what,
+                     pld_dtype_name((pld_dtype)x->dtype), who,
                      pld_dtype_name((pld_dtype)y->dtype));
             return 1;
         }
@@ -233,7 +265,7 @@ static int fp_diff(pld_world *w, const pld__fp_wire *mine, const pld__fp_wire *t
         if (!same) {
             fmt_arg_dims(a, sizeof a, x);
             fmt_arg_dims(b, sizeof b, y);
-            snprintf(out, n, "%s shape %s differs from rank %d's %s", what, a, other, b);
+            snprintf(out, n, "%s shape %s differs from %s's %s", what, a, who, b);
             return 1;
         }
     }
@@ -244,7 +276,7 @@ void pld__agree_verify(pld_ctx *c)
 {
     pld__agree_ctx *a = c->agree;
     c->agree_pending = 0;
-    int left = (c->rank + c->nranks - 1) % c->nranks;
+    int left = a->left_rank;
     /* The left neighbour wrote this slot before the notify we just waited
      * for, and cannot rewrite it before we enter the next call -- except
      * its in-flight mark: having heard from every rank, it may already be
@@ -255,7 +287,7 @@ void pld__agree_verify(pld_ctx *c)
     if (a->left)
         memcpy(&h, a->left + off, sizeof h);
     else
-        c->tp->get(c, &h, agree_buf(c->w), left, off, sizeof h);
+        c->tp->get(c, &h, a->buf, left, off, sizeof h);
     if (h.seq == a->head.seq && h.launch == a->head.launch && h.hash == a->head.hash)
         return; /* the common case: one cache line from the neighbour */
     pld__fp_wire theirs;
@@ -263,17 +295,18 @@ void pld__agree_verify(pld_ctx *c)
     if (a->left)
         memcpy(&theirs, a->left + off + BODY_OFF, COMPARED);
     else
-        c->tp->get(c, &theirs, agree_buf(c->w), left, off + BODY_OFF, COMPARED);
+        c->tp->get(c, &theirs, a->buf, left, off + BODY_OFF, COMPARED);
     theirs.inflight = 1;
     char msg[512];
-    if (fp_diff(c->w, &a->wire, &theirs, left, msg, sizeof msg))
+    if (fp_diff(c->w, c->team, &a->wire, &theirs, left, msg, sizeof msg))
         pld__kraise(c, PLD_ERR_ARG, a->api, "%s", msg);
 }
 
-/* Rank r's latest published call, when its slice is mapped here. */
-static int latest(pld_world *w, int r, pld__fp_wire *out)
+/* Rank r's latest published call in the fingerprint window b, when its
+ * slice is mapped here. */
+static int latest(pld_world *w, pld_window_buffer *b, int r, pld__fp_wire *out)
 {
-    const unsigned char *p = w->tp->window_peer_ptr(w, agree_buf(w), r);
+    const unsigned char *p = w->tp->window_peer_ptr(w, b, r);
     if (!p)
         return 0;
     pld__fp_wire s0, s1;
@@ -290,28 +323,61 @@ static int latest(pld_world *w, int r, pld__fp_wire *out)
     return out->inflight;
 }
 
-int pld__agree_explain(pld_world *w, char *out, size_t n)
+/* Channel k of the check: -1 the world's window, else team k's (NULL when
+ * it has none: freed, or made with the check off). */
+static pld_window_buffer *channel(pld_world *w, int k, const struct pld_team **t)
 {
-    if (!agree_buf(w))
-        return 0;
-    int first = -1;
+    *t = k < 0 ? NULL : w->teams[k];
+    return k < 0 ? agree_buf(w) : (*t)->live ? (*t)->agree : NULL;
+}
+
+/* The members of group g of channel t (the world: one group of all). */
+static int group_members(pld_world *w, const struct pld_team *t, int g, const int **m)
+{
+    *m = t ? &t->members[t->start[g]] : NULL;
+    return t ? t->start[g + 1] - t->start[g] : w->nranks;
+}
+
+/* The first disagreement among the in-flight calls of one group. */
+static int explain_group(pld_world *w, pld_window_buffer *b, const struct pld_team *t, int g,
+                         char *out, size_t n)
+{
+    const int *m;
+    int size = group_members(w, t, g, &m), first = -1;
     pld__fp_wire ref, x;
-    for (int r = 0; r < w->nranks; r++) {
-        if (!latest(w, r, &x))
+    for (int i = 0; i < size; i++) {
+        int r = m ? m[i] : i;
+        if (!latest(w, b, r, &x))
             continue;
         if (first < 0) {
             first = r;
             ref = x;
             continue;
         }
-        char msg[512];
-        if (fp_diff(w, &x, &ref, first, msg, sizeof msg)) {
+        char msg[512], who[96];
+        if (fp_diff(w, t, &x, &ref, first, msg, sizeof msg)) {
+            pld__team_who(t, r, who, sizeof who);
             snprintf(out, n,
-                     "rank %d (device %d): %s: %s (the ranks then waited for each other "
-                     "forever)",
-                     r, w->device_ids[r], pld__fp_kind_name(x.kind), msg);
+                     "%s (device %d): %s: %s (the ranks then waited for each other forever)",
+                     who, w->device_ids[r], pld__fp_kind_name(x.kind), msg);
             return 1;
         }
+    }
+    return 0;
+}
+
+int pld__agree_explain(pld_world *w, char *out, size_t n)
+{
+    if (!agree_buf(w))
+        return 0;
+    /* calls are compared within a group of the world or of a team: groups
+     * run different builtins at the same time by design */
+    for (int k = -1; k < w->nteams; k++) {
+        const struct pld_team *t;
+        pld_window_buffer *b = channel(w, k, &t);
+        for (int g = 0; b && g < (t ? t->ngroups : 1); g++)
+            if (explain_group(w, b, t, g, out, n))
+                return 1;
     }
     return 0;
 }
@@ -323,31 +389,33 @@ int pld__agree_after_abort(pld_world *w, char *out, size_t n)
     /* A builtin that was in flight when the launch aborted left credits in
      * its signal, which the next call would take for arrivals. Clear every
      * such signal on the ranks this host reaches (all of them on the thread
-     * and process transports). */
+     * and process transports), once, whichever group or team used it. */
+    unsigned char *done = calloc((size_t)w->nwindows + 1, 1);
+    if (!done)
+        return 0;
     int cleared = 0;
     size_t used = 0;
     out[0] = '\0';
-    for (int r = 0; r < w->nranks; r++) {
-        pld__fp_wire x;
-        if (!pld_world_hosts_rank(w, r) || !latest(w, r, &x))
-            continue;
-        pld_window_buffer *sig = x.signal >= 0 && x.signal < w->nwindows
-                                     ? w->windows[x.signal]
-                                     : NULL;
-        if (!sig || sig->id == w->sh->agree_win)
-            continue;
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++) {
-            pld__fp_wire y;
-            seen = pld_world_hosts_rank(w, q) && latest(w, q, &y) && y.signal == x.signal;
+    for (int k = -1; k < w->nteams; k++) {
+        const struct pld_team *t;
+        pld_window_buffer *b = channel(w, k, &t);
+        for (int r = 0; b && r < w->nranks; r++) {
+            pld__fp_wire x;
+            if (!pld_world_hosts_rank(w, r) || !latest(w, b, r, &x))
+                continue;
+            pld_window_buffer *sig = x.signal >= 0 && x.signal < w->nwindows
+                                         ? w->windows[x.signal]
+                                         : NULL;
+            if (!sig || sig->id == w->sh->agree_win || done[sig->id])
+                continue;
+            done[sig->id] = 1;
+            pld__window_zero(w, sig);
+            cleared++;
+            if (used < n)
+                used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",
+                                         sig->name);
         }
-        if (seen)
-            continue;
-        pld__window_zero(w, sig);
-        cleared++;
-        if (used < n)
-            used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",
-                                     sig->name);
     }
+    free(done);
     return cleared;
 }

@@ -32,6 +32,9 @@ typedef struct pld__agree_ctx {
     pld__agree_head head;     /* the slot's first line, as published */
     unsigned char *mine;      /* this rank's slots, when mapped here */
     const unsigned char *left; /* the left neighbour's */
+    pld_window_buffer *buf;   /* the slots: the world's, or the context's team's */
+    int me, left_rank;        /* world ranks: this rank and its left neighbour in
+                                 the group (the world, or the view's group) */
 } pld__agree_ctx;
 
 /* Allocates the fingerprint window at world init (unless PLD_CHECK=noargs). */
@@ -40,6 +43,13 @@ pld_status pld__agree_init(pld_world *w);
 /* A rank's kernel starts / ends (its call numbering starts at 0). */
 void pld__agree_rank_begin(pld_ctx *c);
 void pld__agree_rank_end(pld_ctx *c);
+/* A team's fingerprint window, made with the team (none when the check is
+ * off): a team's calls are numbered and compared apart from the world's
+ * and other teams', since a rank interleaves them freely. */
+pld_status pld__agree_team_init(pld_world *w, struct pld_team *t);
+/* A team view starts (its numbering starts at 0) / is retired. */
+void pld__agree_view_begin(pld_ctx *v);
+void pld__agree_view_end(pld_ctx *v);
 /* Builtin entry: numbers the call and publishes its fingerprint. */
 void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp);
 /* After the call's first round: compares with the left neighbour (once). */

@@ -96,7 +96,7 @@ int pld__sched_serial(const pld_ctx *c)
 
 static int agent_of(const pld_ctx *c)
 {
-    return c->rank * c->w->sched->cores + c->core;
+    return c->wrank * c->w->sched->cores + c->core;
 }
 
 static int wait_met(struct pld__sched *s, int i)
@@ -239,7 +239,7 @@ void pld__sched_agent_begin(pld_ctx *c)
     pld_world *w = c->w;
     if (w->sched_mode == MODE_PERTURB) {
         c->sched_on = 1;
-        c->sched_rng = w->sched_seed * 0x100000001b3ull + (uint64_t)c->rank * 7919u +
+        c->sched_rng = w->sched_seed * 0x100000001b3ull + (uint64_t)c->wrank * 7919u +
                        w->sh->launch_seq;
         return;
     }
@@ -291,7 +291,7 @@ void pld__sched_join_begin(pld_ctx *c)
 
 static void perturb(pld_ctx *c)
 {
-    uint64_t r = next_rand(&c->sched_rng);
+    uint64_t r = next_rand(&c->agent->sched_rng);
     switch (r % 8) {
     case 0:
     case 1:
@@ -324,7 +324,7 @@ pld_status pld__sched_wait(pld_ctx *c, const pld__wait_desc *wd)
 {
     struct pld__sched *s = c->w->sched;
     int me = agent_of(c);
-    pld__wait_publish(c->ag, wd); /* what the deadlock report shows */
+    pld__wait_publish(c, wd); /* what the deadlock report shows */
     pthread_mutex_lock(&s->mu);
     s->ag[me].wd = *wd;
     s->ag[me].state = AG_WAITING;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/team.h"
 #include "prim/prim.h"
 
 #define RACE_HISTORY 256 /* accesses remembered per window slice */
@@ -34,6 +35,7 @@ typedef struct race_access {
     size_t base;          /* byte offset of the region's array in the slice */
     pld__region region;
     const char *api;
+    const struct pld_team *team; /* the accessor's view, for its name; NULL: the world */
 } race_access;
 
 typedef struct race_slice {
@@ -129,11 +131,11 @@ void pld__race_release(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off)
 {
     pld__race *r = c->w->race;
     pthread_mutex_lock(&r->lock);
-    uint32_t *cell = cell_vc(r, buf->id, peer, off), *mine = &r->vc[c->rank * r->p];
+    uint32_t *cell = cell_vc(r, buf->id, peer, off), *mine = &r->vc[c->wrank * r->p];
     if (cell)
         for (int q = 0; q < r->p; q++)
             cell[q] = cell[q] > mine[q] ? cell[q] : mine[q];
-    mine[c->rank]++;
+    mine[c->wrank]++;
     pthread_mutex_unlock(&r->lock);
 }
 
@@ -141,7 +143,7 @@ void pld__race_acquire(pld_ctx *c, pld_window_buffer *buf, size_t off)
 {
     pld__race *r = c->w->race;
     pthread_mutex_lock(&r->lock);
-    uint32_t *cell = cell_vc(r, buf->id, c->rank, off), *mine = &r->vc[c->rank * r->p];
+    uint32_t *cell = cell_vc(r, buf->id, c->wrank, off), *mine = &r->vc[c->wrank * r->p];
     if (cell)
         for (int q = 0; q < r->p; q++)
             mine[q] = mine[q] > cell[q] ? mine[q] : cell[q];
@@ -165,26 +167,28 @@ void pld__race_access(pld_ctx *c, const char *api, pld_window_buffer *buf, int o
         return;
     }
     race_slice *s = *sp;
-    const uint32_t *mine = &r->vc[c->rank * r->p];
+    const uint32_t *mine = &r->vc[c->wrank * r->p];
     for (int i = 0; i < s->n; i++) {
         const race_access *x = &s->rec[i];
-        if (x->rank == c->rank || !(x->write || write) ||
+        if (x->rank == c->wrank || !(x->write || write) ||
             (x->write == RACE_ATOMIC && write == RACE_ATOMIC) || x->clock <= mine[x->rank])
             continue; /* same rank, two reads, two atomic adds, or ordered */
         if (!pld__regions_overlap(x->base, &x->region, base, region))
             continue;
         race_access prev = *x;
         pthread_mutex_unlock(&r->lock);
+        char who[96];
+        pld__team_who(prev.team, prev.rank, who, sizeof who);
         pld__kraise(c, PLD_ERR_RACE, api,
-                    "%s of '%s'@rank%d region %s races with rank %d (device %d)'s %s %s of region "
+                    "%s of '%s'@rank%d region %s races with %s (device %d)'s %s %s of region "
                     "%s: no notify/wait orders them",
-                    kind_name(write), buf->name, owner, pld__fmt_region(a, sizeof a, region),
-                    prev.rank, c->w->device_ids[prev.rank], prev.api, kind_name(prev.write),
+                    kind_name(write), buf->name, owner, pld__fmt_region(a, sizeof a, region), who,
+                    c->w->device_ids[prev.rank], prev.api, kind_name(prev.write),
                     pld__fmt_region(b, sizeof b, &prev.region));
     }
     race_access *slot = &s->rec[s->head];
-    *slot = (race_access){.rank = c->rank, .write = write, .clock = mine[c->rank],
-                          .base = base, .region = *region, .api = api};
+    *slot = (race_access){.rank = c->wrank, .write = write, .clock = mine[c->wrank],
+                          .base = base, .region = *region, .api = api, .team = c->team};
     s->head = (s->head + 1) % RACE_HISTORY;
     if (s->n < RACE_HISTORY)
         s->n++;
@@ -200,9 +204,9 @@ void pld__race_tensor(pld_ctx *c, const char *api, const void *data, const pld__
         pld_window_buffer *buf = w->windows[i];
         if (!buf)
             continue;
-        uintptr_t lo = (uintptr_t)w->tp->window_peer_ptr(w, buf, c->rank);
+        uintptr_t lo = (uintptr_t)w->tp->window_peer_ptr(w, buf, c->wrank);
         if (p >= lo && p < lo + buf->bytes) {
-            pld__race_access(c, api, buf, c->rank, (size_t)(p - lo), region, write);
+            pld__race_access(c, api, buf, c->wrank, (size_t)(p - lo), region, write);
             return;
         }
     }

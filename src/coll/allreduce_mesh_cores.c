@@ -36,7 +36,7 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     int64_t ntiles = (n + PLD__CORE_TILE - 1) / PLD__CORE_TILE;
     size_t esz = pld_dtype_size(f.dtype);
     /* accumulators for one chunk, all [1,256] */
-    int64_t per_chunk = (int64_t)((c->ub_cap - c->ub_used) / (PLD__CORE_TILE * esz));
+    int64_t per_chunk = (int64_t)((c->agent->ub_cap - c->agent->ub_used) / (PLD__CORE_TILE * esz));
     if (per_chunk < 1)
         pld__kraise(c, PLD_ERR_NOMEM, a->api, "UB too small for a %d-element tile",
                     PLD__CORE_TILE);
@@ -48,9 +48,9 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     /* an error below leaves through c->jb: free acc on the way out (the
      * tiles themselves go with the core's context) */
     jmp_buf outer;
-    memcpy(&outer, &c->jb, sizeof outer);
-    if (setjmp(c->jb)) {
-        memcpy(&c->jb, &outer, sizeof outer);
+    memcpy(&outer, &c->agent->jb, sizeof outer);
+    if (setjmp(c->agent->jb)) {
+        memcpy(&c->agent->jb, &outer, sizeof outer);
         free(acc);
         pld__kexit_aborted(c);
     }
@@ -73,7 +73,7 @@ static void mesh_core(pld_ctx *c, int b, void *p)
             pld_tile_free(c, acc[k]);
         }
     }
-    memcpy(&c->jb, &outer, sizeof outer);
+    memcpy(&c->agent->jb, &outer, sizeof outer);
     free(acc);
     pld__credit_epilogue(c, a->signal, b, round);
 }

@@ -6,7 +6,7 @@
 
 int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles)
 {
-    size_t free_ub = c->ub_cap - c->ub_used;
+    size_t free_ub = c->agent->ub_cap - c->agent->ub_used;
     int64_t n = (int64_t)(free_ub / ((size_t)tiles * esz));
     if (n >= 64)
         n -= n % 64; /* whole cache lines per chunk */
@@ -23,7 +23,7 @@ int pld__tensor_in_window(pld_ctx *c, pld_tensor t, const pld_window_buffer *buf
     int64_t n = pld_tensor_numel(t);
     /* a count that does not fit reaches everything (its checks reject it) */
     uintptr_t hi = n < 0 ? UINTPTR_MAX : lo + (uintptr_t)n * pld_dtype_size(t.dtype);
-    for (int r = 0; r < c->nranks; r++) {
+    for (int r = 0; r < c->w->nranks; r++) { /* every slice, in a team view too */
         const unsigned char *p = c->tp->window_peer_ptr(c->w, (pld_window_buffer *)buf, r);
         if (!p)
             continue;
@@ -81,7 +81,7 @@ void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_re
 static void plan_chunks(pld_ctx *c, const char *api, size_t esz, int64_t rows, int64_t cols,
                         pld_xfer *x)
 {
-    if ((uint64_t)rows * (uint64_t)cols * esz <= (c->ub_cap - c->ub_used))
+    if ((uint64_t)rows * (uint64_t)cols * esz <= (c->agent->ub_cap - c->agent->ub_used))
         return; /* fits whole: one staging pass */
     int64_t ch = pld__coll_chunk_elems(c, api, esz, 2);
     x->chunk_cols = cols < ch ? cols : ch;

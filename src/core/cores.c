@@ -13,6 +13,7 @@
 #include "core/handles.h"
 #include "core/hooks.h"
 #include "core/internal.h"
+#include "core/team.h"
 
 typedef struct core_group {
     pld_core_fn fn;
@@ -33,11 +34,12 @@ static void *core_main(void *p)
     pld_ctx *c = &s->g->ctx[s->b];
     pld__set_current_ctx(c);
     c->w->hooks->agent_begin(c);
-    if (setjmp(c->jb) == 0)
+    if (setjmp(c->agent->jb) == 0)
         s->g->fn(c, s->b, s->g->arg);
     pld__set_current_ctx(NULL);
-    while (c->tiles)
-        pld__tile_release(c, c->tiles);
+    pld__views_retire(c);
+    while (c->agent->tiles)
+        pld__tile_release(c, c->agent->tiles);
     pld__tile_spares_free(c);
     c->w->hooks->agent_end(c);
     atomic_store(&c->ag->state, PLD__RS_DONE);
@@ -95,13 +97,17 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
     for (int b = 1; b < ncores; b++) {
         pld_ctx *k = &ctx[b];
         k->w = c->w;
-        k->rank = c->rank;
+        k->rank = c->rank; /* a view's cores speak for its group too */
         k->nranks = c->nranks;
+        k->wrank = c->wrank;
+        k->members = c->members;
+        k->team = c->team;
+        k->agent = k; /* its own exit, tiles and UB */
         k->device = c->device;
         k->rs = c->rs;
         k->sh = c->sh;
         k->tp = c->tp;
-        k->ag = pld__agent_at(c->sh, c->rank, b);
+        k->ag = pld__agent_at(c->sh, c->wrank, b);
         k->core = b;
         k->ncores = ncores;
         k->ub_cap = c->w->profile.ub_bytes; /* every core has its own UB */
@@ -127,11 +133,11 @@ void pld__run_cores(pld_ctx *c, const char *api, int ncores, pld_core_fn fn, voi
 
     /* core 0's share runs here, under its own exit so a failure still joins */
     jmp_buf outer;
-    memcpy(&outer, &c->jb, sizeof outer);
-    int failed = setjmp(c->jb);
+    memcpy(&outer, &c->agent->jb, sizeof outer);
+    int failed = setjmp(c->agent->jb);
     if (!failed && g->started == ncores - 1)
         fn(c, 0, arg);
-    memcpy(&c->jb, &outer, sizeof outer);
+    memcpy(&c->agent->jb, &outer, sizeof outer);
     join_all(c, g);
     /* counters of the finished cores stay in their agents: the rank's
      * counters are the sum (pld_rank_counters, pld_ctx_counters) */

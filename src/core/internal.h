@@ -90,6 +90,8 @@ typedef struct pld__wait_rec {
     _Atomic int32_t ndim;
     _Atomic int64_t off;      /* byte offset of the cell in the rank's slice */
     _Atomic int64_t coords[PLD_MAX_DIMS];
+    _Atomic int32_t team;      /* serial of the waiting view's team, -1: the world */
+    _Atomic int32_t team_rank; /* the view's group rank */
 } pld__wait_rec;
 
 /* Per-rank wake-up word. Lives in memory every rank of the world can reach
@@ -239,8 +241,11 @@ struct pld_world {
     _Atomic int launching;       /* a host thread is inside pld_launch */
     struct pld__host_blocks *hblocks; /* pld_host_alloc's blocks */
     struct pld__tile_pool **tile_pools; /* per agent (rank x core), made by the agent */
-    struct pld_team **teams;     /* every team made, freed ones too (core/team.c) */
+    struct pld_team **teams;     /* every team made, freed ones too (core/team.c), in
+                                    memory every rank reads */
     int nteams, teams_cap;
+    struct pld__views *agent_views; /* per agent (rank x core): its team views, made by
+                                       the agent in its own process (core/team_ctx.c) */
 
     /* the current launch */
     pld_kernel kernel;
@@ -282,7 +287,19 @@ void pld__rank_main(pld_world *w, int rank);
 
 struct pld_ctx {
     pld_world *w;
+    /* rank, nranks: who this context speaks as -- the world rank and size,
+     * or in a team view (core/team_ctx.c) the group rank and size, which is
+     * what every `peer` argument means. wrank is always the world rank: the
+     * identity of the agent (its memory, its slices, its counters). */
     int rank, nranks, device;
+    int wrank;
+    const int *members;          /* group rank -> world rank; NULL in a world context */
+    const struct pld_team *team; /* the view's team; NULL in a world context */
+    pld_ctx *agent;              /* the context that owns the agent's state below --
+                                    error exit, tiles, UB, schedule stream: itself,
+                                    or for a view the context it was made from */
+    struct pld__views *views;    /* the agent's team views (agent context only) */
+    int retired;                 /* a view whose kernel has returned */
     pld__rank_shared *rs;        /* the rank's wake-up word */
     pld__agent *ag;              /* this core's state and counters */
     int core, ncores;            /* core b of ncores (0 of 1 outside multi-core calls) */
@@ -313,11 +330,26 @@ struct pld_ctx {
 /* A kernel-side call with a NULL context: there is no rank to fail, so
  * the program stops with a message naming the call. */
 PLD__NORETURN void pld__null_ctx(const char *api);
+/* A team view used after its kernel returned: the current kernel fails
+ * (PLD_ERR_ARG), or with no kernel running the program stops, as for NULL. */
+PLD__NORETURN void pld__retired_ctx(const pld_ctx *c, const char *api);
 #define PLD__CTX_CHECK(c, api)                                                                     \
     do {                                                                                           \
         if (PLD__UNLIKELY(!(c)))                                                                   \
             pld__null_ctx(api);                                                                    \
+        if (PLD__UNLIKELY((c)->retired))                                                           \
+            pld__retired_ctx((c), api);                                                            \
     } while (0)
+
+/* The world rank of a peer given in c's terms (a group rank in a view).
+ * Every transport call takes world ranks. */
+static inline int pld__wpeer(const pld_ctx *c, int peer)
+{
+    return c->members ? c->members[peer] : peer;
+}
+/* What c's ranks are, for messages: "this world" or "the group of team
+ * 'tp'" (core/team_ctx.c). */
+const char *pld__ctx_scope(const pld_ctx *c, char *buf, size_t n);
 
 /* Raises a kernel error: records the message (first error of the group
  * wins), aborts the group and ends this rank's kernel. `api` is the public

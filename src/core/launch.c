@@ -7,6 +7,7 @@
 #include "core/handles.h"
 #include "core/hooks.h"
 #include "core/internal.h"
+#include "core/team.h"
 
 uint64_t pld__now_ns(void)
 {
@@ -31,9 +32,10 @@ int pld__group_fail(pld_world *w, pld_status st, const char *msg)
 static void kformat(pld_ctx *c, const char *api, char *msg, size_t size, const char *fmt,
                     va_list ap)
 {
-    int n = c->core > 0
-                ? snprintf(msg, size, "rank %d (device %d) core %d: ", c->rank, c->device, c->core)
-                : snprintf(msg, size, "rank %d (device %d): ", c->rank, c->device);
+    char who[96];
+    pld__ctx_who(c, who, sizeof who); /* "rank 5 (team 'tp' rank 1)" in a view */
+    int n = c->core > 0 ? snprintf(msg, size, "%s (device %d) core %d: ", who, c->device, c->core)
+                        : snprintf(msg, size, "%s (device %d): ", who, c->device);
     /* enclosing builtins first, like a backtrace */
     for (int i = 0; i < c->depth && i < 4 && n < (int)size; i++)
         if (strcmp(c->scope[i], api))
@@ -46,9 +48,9 @@ static void kformat(pld_ctx *c, const char *api, char *msg, size_t size, const c
 
 static PLD__NORETURN void kraise_msg(pld_ctx *c, pld_status st, const char *msg)
 {
-    PLD__LOG(PLD__LOG_WARN, c->rank, "%s: %s", pld_status_name(st), msg);
+    PLD__LOG(PLD__LOG_WARN, c->wrank, "%s: %s", pld_status_name(st), msg);
     pld__group_fail(c->w, st, msg);
-    longjmp(c->jb, 1);
+    longjmp(c->agent->jb, 1);
 }
 
 void pld__kraise(pld_ctx *c, pld_status st, const char *api, const char *fmt, ...)
@@ -63,7 +65,7 @@ void pld__kraise(pld_ctx *c, pld_status st, const char *api, const char *fmt, ..
 
 void pld__kexit_aborted(pld_ctx *c)
 {
-    longjmp(c->jb, 1);
+    longjmp(c->agent->jb, 1);
 }
 
 void pld_fail(pld_ctx *c, const char *fmt, ...)
@@ -108,8 +110,9 @@ void pld__rank_main(pld_world *w, int rank)
         pld__group_fail(w, PLD_ERR_NOMEM, "out of memory creating a rank context");
     } else {
         c->w = w;
-        c->rank = rank;
+        c->rank = c->wrank = rank;
         c->nranks = w->nranks;
+        c->agent = c;
         c->device = w->device_ids[rank];
         c->rs = &w->sh->rank[rank];
         c->ag = ag;
@@ -120,11 +123,12 @@ void pld__rank_main(pld_world *w, int rank)
         atomic_store(&ag->state, PLD__RS_RUNNING);
         pld__set_current_ctx(c);
         w->hooks->agent_begin(c);
-        if (setjmp(c->jb) == 0) {
+        if (setjmp(c->agent->jb) == 0) {
             w->hooks->kernel_begin(c);
             w->kernel(c, w->kernel_arg);
         }
         pld__set_current_ctx(NULL);
+        pld__views_retire(c);
         free_tiles(c);
         pld__tile_spares_free(c);
         w->hooks->agent_end(c);
@@ -242,7 +246,7 @@ pld_counters pld_ctx_counters(const pld_ctx *c)
 {
     PLD__CTX_CHECK(c, "pld_ctx_counters");
     /* inside a multi-core call a core sees its own; otherwise the rank's */
-    return c->ncores > 1 ? c->ag->counters : rank_counters(c->sh, c->rank);
+    return c->ncores > 1 ? c->ag->counters : rank_counters(c->sh, c->wrank);
 }
 
 pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out)

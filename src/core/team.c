@@ -10,31 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/agree.h"
 #include "core/handles.h"
-#include "core/internal.h"
+#include "core/team.h"
 
-struct pld_team {
-    pld_world *w;
-    char name[PLD__NAME_MAX];
-    uint32_t serial;  /* teams of this world made before it */
-    int live;         /* 0 once freed: kept until finalize so stale handles say so */
-    int nranks;       /* world size */
-    int ngroups;
-    int *group_of;    /* world rank -> group, -1 if none */
-    int *rank_in;     /* world rank -> rank within its group, -1 if none */
-    int *start;       /* group g's members are members[start[g] .. start[g+1]) */
-    int *members;     /* world ranks, in group-rank order */
-};
 
 /* ---- the world's list of teams ---------------------------------------- */
 
+/* The table lives where ranks read it too (a worker process gets the
+ * current table with every launch): it grows by copying. */
 static pld_status remember(pld_world *w, pld_team *t)
 {
     if (w->nteams == w->teams_cap) {
         int cap = w->teams_cap ? w->teams_cap * 2 : 8;
-        pld_team **grown = realloc(w->teams, sizeof *grown * (size_t)cap);
+        pld_team **grown = w->tp->host_alloc(w, sizeof *grown * (size_t)cap);
         if (!grown)
             return PLD_ERR_NOMEM;
+        if (w->nteams)
+            memcpy(grown, w->teams, sizeof *grown * (size_t)w->nteams);
+        if (w->teams)
+            w->tp->host_free(w, w->teams);
         w->teams = grown;
         w->teams_cap = cap;
     }
@@ -43,22 +38,14 @@ static pld_status remember(pld_world *w, pld_team *t)
     return PLD_OK;
 }
 
-static void team_destroy(pld_team *t)
-{
-    if (!t)
-        return;
-    free(t->group_of);
-    free(t->rank_in);
-    free(t->start);
-    free(t->members);
-    free(t);
-}
-
+/* Before the transport stops: the teams are in its memory. Their windows
+ * went with the world's other windows. */
 void pld__teams_free(pld_world *w)
 {
     for (int i = 0; i < w->nteams; i++)
-        team_destroy(w->teams[i]);
-    free(w->teams);
+        w->tp->host_free(w, w->teams[i]);
+    if (w->teams)
+        w->tp->host_free(w, w->teams);
     w->teams = NULL;
     w->nteams = w->teams_cap = 0;
 }
@@ -120,18 +107,16 @@ static int slot_order(const void *a, const void *b)
 static pld_status build(pld_world *w, const char *api, slot *s, int n, const char *name,
                         pld_team **out)
 {
-    pld_team *t = calloc(1, sizeof *t);
     int p = w->nranks;
-    if (t) {
-        t->group_of = malloc(sizeof *t->group_of * (size_t)p);
-        t->rank_in = malloc(sizeof *t->rank_in * (size_t)p);
-        t->start = malloc(sizeof *t->start * (size_t)(n + 1));
-        t->members = malloc(sizeof *t->members * (size_t)(n ? n : 1));
-    }
-    if (!t || !t->group_of || !t->rank_in || !t->start || !t->members) {
-        team_destroy(t);
+    /* one block: the header, then its four tables */
+    size_t ints = 2 * (size_t)p + (size_t)(n + 1) + (size_t)(n ? n : 1);
+    pld_team *t = w->tp->host_alloc(w, sizeof *t + sizeof(int) * ints);
+    if (!t)
         return pld__world_fail(w, PLD_ERR_NOMEM, "%s: out of memory", api);
-    }
+    t->group_of = (int *)(void *)(t + 1);
+    t->rank_in = t->group_of + p;
+    t->start = t->rank_in + p;
+    t->members = t->start + n + 1;
     t->w = w;
     t->live = 1;
     t->nranks = p;
@@ -151,12 +136,20 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
     }
     t->start[t->ngroups] = m;
     if (remember(w, t) != PLD_OK) {
-        team_destroy(t);
+        w->tp->host_free(w, t);
         return pld__world_fail(w, PLD_ERR_NOMEM, "%s: out of memory", api);
     }
     snprintf(t->name, sizeof t->name, "%s", name ? name : "");
     if (!name)
         snprintf(t->name, sizeof t->name, "team%u", t->serial);
+    /* its builtins' fingerprints: the group's calls are numbered and
+     * compared apart from every other team's */
+    pld_status st = pld__agree_team_init(w, t);
+    if (st != PLD_OK) {
+        t->live = 0;
+        return pld__world_fail(w, st, "%s: the agreement check's window for team '%s': %s", api,
+                               t->name, w->errmsg);
+    }
     *out = t;
     return PLD_OK;
 }
@@ -366,6 +359,9 @@ void pld_team_free(pld_world *w, pld_team *t)
     }
     /* the handle stays until finalize, freed: later calls say so */
     t->live = 0;
+    if (t->agree)
+        pld__window_release(w, t->agree);
+    t->agree = NULL;
     pld__host_leave(w);
 }
 

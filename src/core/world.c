@@ -6,6 +6,7 @@
 
 #include "core/devices.h"
 #include "core/handles.h"
+#include "core/team.h"
 #include "core/hooks.h"
 #include "core/internal.h"
 
@@ -120,7 +121,9 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
     /* one tile pool slot per agent, filled by the agent (prim/tile.c) */
     w->tile_pools = calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores,
                            sizeof *w->tile_pools);
-    if (!w->tile_pools) {
+    if (!w->tile_pools || pld__views_init(w) != PLD_OK) {
+        free(w->tile_pools);
+        pld__views_free(w);
         st = pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
         hooks->world_end(w);
         goto err_trace;
@@ -128,6 +131,7 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
     /* known before the transport starts: forked workers inherit the entry */
     if ((st = pld__world_register(w)) != PLD_OK) {
         free(w->tile_pools);
+        pld__views_free(w);
         hooks->world_end(w);
         goto err_trace;
     }
@@ -157,6 +161,7 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
 err_hooks:
     pld__world_unregister(w);
     free(w->tile_pools);
+    pld__views_free(w);
     hooks->world_end(w);
 err_trace:
     free(w->trace_path);
@@ -195,10 +200,11 @@ void pld_world_finalize(pld_world *w)
     pld__host_blocks_release(w);
     w->tp->host_free(w, w->windows);
     w->windows = NULL;
+    pld__teams_free(w); /* in the transport's memory */
     w->tp->world_fini(w);
     w->hooks->world_end(w);
     pld__tile_pools_free(w);
-    pld__teams_free(w);
+    pld__views_free(w);
     free(w->trace_text);
     free(w->trace_path);
     free(w->device_ids);

@@ -108,7 +108,7 @@ static void agent_begin(pld_ctx *c)
 {
     pld_world *w = c->w;
     if (c->core == 0) { /* a rank (a core thread got its trace from core_prepare) */
-        c->ir = (c->rank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
+        c->ir = (c->wrank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
         c->trace = w->trace_path ? pld__trace_open() : NULL;
         if (c->ir)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */

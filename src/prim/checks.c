@@ -40,9 +40,10 @@ void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtens
 
 void pld__check_peer(pld_ctx *c, const char *api, int peer)
 {
+    char scope[96];
     if (peer < 0 || peer >= c->nranks)
-        pld__kraise(c, PLD_ERR_ARG, api, "peer %d is not a rank of this world [0,%d)", peer,
-                    c->nranks);
+        pld__kraise(c, PLD_ERR_ARG, api, "peer %d is not a rank of %s [0,%d)", peer,
+                    pld__ctx_scope(c, scope, sizeof scope), c->nranks);
 }
 
 void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,

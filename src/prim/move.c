@@ -23,21 +23,22 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
                        const pld__region *wr, const unsigned char *src, const pld__region *sr,
                        pld_atomic atomic, pld_dtype dtype)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c); /* each transfer is a step of the schedule explorer */
     pld__runs it;
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE)) {
-        pld__race_access(c, api, buf, peer, 0, wr, atomic == PLD_ATOMIC_ADD ? 2 : 1);
+        pld__race_access(c, api, buf, wp, 0, wr, atomic == PLD_ATOMIC_ADD ? 2 : 1);
         pld__race_tensor(c, api, src, sr, 0);
     }
     pld__runs_init(&it, wr, sr);
     while (st == PLD_OK && pld__runs_next(&it, &woff, &soff, &n)) {
         if (atomic == PLD_ATOMIC_ADD)
-            st = c->tp->accumulate(c, buf, peer, woff, src + soff, n / esz, dtype);
+            st = c->tp->accumulate(c, buf, wp, woff, src + soff, n / esz, dtype);
         else
-            st = c->tp->put(c, buf, peer, woff, src + soff, n);
+            st = c->tp->put(c, buf, wp, woff, src + soff, n);
     }
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer into '%s' at peer %d failed", buf->name, peer);
@@ -49,8 +50,9 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
                                pld_window_buffer *buf, int peer, size_t woff, size_t bytes,
                                pld_dtype dtype, pld_reduce_op op)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
-    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
+    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, wp);
     if (!src)
         return 0;
     uint64_t t0 = pld__trace_begin(c);
@@ -63,9 +65,10 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
 void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer, size_t woff,
                   const unsigned char *src, size_t bytes)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
     uint64_t t0 = pld__trace_begin(c);
-    pld_status st = c->tp->put(c, buf, peer, woff, src, bytes);
+    pld_status st = c->tp->put(c, buf, wp, woff, src, bytes);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer into '%s' at peer %d failed", buf->name, peer);
     count_out(c, peer, bytes);
@@ -75,9 +78,10 @@ void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
 void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
                   int peer, size_t woff, size_t bytes)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
     uint64_t t0 = pld__trace_begin(c);
-    pld_status st = c->tp->get(c, dst, buf, peer, woff, bytes);
+    pld_status st = c->tp->get(c, dst, buf, wp, woff, bytes);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
     count_in(c, peer, bytes);
@@ -88,13 +92,14 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
                            pld_window_buffer *buf, int peer, const pld__region *wr,
                            pld_dtype dtype, pld_reduce_op op)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
     pld__runs it;
     size_t aoff, woff, n, esz = pld_dtype_size(dtype);
     uint64_t t0 = pld__trace_begin(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
-        pld__race_access(c, api, buf, peer, 0, wr, 0);
-    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, peer);
+        pld__race_access(c, api, buf, wp, 0, wr, 0);
+    const unsigned char *src = c->tp->window_peer_ptr(c->w, buf, wp);
     pld__runs_init(&it, ar, wr);
     while (pld__runs_next(&it, &aoff, &woff, &n)) {
         if (src) { /* mapped here: reduce straight from the peer's memory */
@@ -108,7 +113,7 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
         for (size_t done = 0; done < n;) {
             size_t k = n - done < sizeof tmp ? n - done : sizeof tmp;
             k -= k % esz;
-            pld_status st = c->tp->get(c, tmp, buf, peer, woff + done, k);
+            pld_status st = c->tp->get(c, tmp, buf, wp, woff + done, k);
             if (st != PLD_OK)
                 pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
             pld__reduce_buf(acc + aoff + done, tmp, k / esz, dtype, op);
@@ -122,18 +127,19 @@ void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, cons
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
                          pld_window_buffer *buf, int peer, const pld__region *wr)
 {
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
     pld__runs it;
     size_t doff, woff, n;
     pld_status st = PLD_OK;
     uint64_t t0 = pld__trace_begin(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE)) {
-        pld__race_access(c, api, buf, peer, 0, wr, 0);
+        pld__race_access(c, api, buf, wp, 0, wr, 0);
         pld__race_tensor(c, api, dst, dr, 1);
     }
     pld__runs_init(&it, dr, wr);
     while (st == PLD_OK && pld__runs_next(&it, &doff, &woff, &n))
-        st = c->tp->get(c, dst + doff, buf, peer, woff, n);
+        st = c->tp->get(c, dst + doff, buf, wp, woff, n);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "transfer from '%s' at peer %d failed", buf->name, peer);
     count_in(c, peer, pld__region_bytes(wr));

@@ -1,6 +1,7 @@
 /* Signals: notify (Set / AtomicAdd), wait (Eq / Ge), read. */
 #include <stdio.h>
 
+#include "core/team.h"
 #include "prim/prim.h"
 #include "prim/wait.h"
 
@@ -35,11 +36,12 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
                         const int64_t *coords, int32_t value, pld_notify_op op, uint64_t t0)
 {
     static const char api[] = "pld_notify";
+    int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
-        pld__race_release(c, signal.buf, peer, off); /* before the cell changes */
+        pld__race_release(c, signal.buf, wp, off); /* before the cell changes */
     int32_t old = 0;
-    pld_status st = c->tp->signal_update(c, signal.buf, peer, off, value, op, &old);
+    pld_status st = c->tp->signal_update(c, signal.buf, wp, off, value, op, &old);
     if (PLD__UNLIKELY(st != PLD_OK)) {
         char cell[96];
         if (st == PLD_ERR_DATA) /* the add was taken back: the cell holds what it held */
@@ -194,10 +196,12 @@ void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *ou
         coords[i] = atomic_load(&rec->coords[i]);
     const char *name = (id >= 0 && id < w->nwindows && w->windows[id]) ? w->windows[id]->name
                                                                         : "?";
-    char who[32] = "";
+    char who[32] = "", rank[96];
     if (core > 0)
         snprintf(who, sizeof who, " core %d", core);
-    snprintf(out, n, "rank %d (device %d)%s: pld_wait '%s'%s %s %d (current %d)", r,
+    /* a wait in a team view names the team and group rank too */
+    pld__team_who(pld__team_by_serial(w, atomic_load(&rec->team)), r, rank, sizeof rank);
+    snprintf(out, n, "%s (device %d)%s: pld_wait '%s'%s %s %d (current %d)", rank,
              w->device_ids[r], who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
              cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)), (int)atomic_load(&rec->expected),
              (int)current);

@@ -31,6 +31,6 @@ pld_tensor pld_local(const pld_ctx *c, pld_dtensor t)
     pld_ctx *mc = (pld_ctx *)c; /* errors end the kernel: the context is not const then */
     pld__check_live(mc);
     pld__check_dtensor(mc, "pld_local", "window", t);
-    void *p = c->tp->window_peer_ptr(c->w, t.buf, c->rank);
+    void *p = c->tp->window_peer_ptr(c->w, t.buf, c->wrank);
     return pld_tensor_make(p, t.dtype, t.ndim, t.shape);
 }

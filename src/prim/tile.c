@@ -48,7 +48,7 @@ struct pld__tile_pool {
 
 static struct pld__tile_pool *pool_of(pld_ctx *c, const char *api)
 {
-    struct pld__tile_pool **slot = &c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    struct pld__tile_pool **slot = &c->w->tile_pools[c->wrank * c->sh->cores + c->core];
     if (!*slot && !(*slot = calloc(1, sizeof **slot)))
         pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for tile handles");
     return *slot;
@@ -92,7 +92,7 @@ static void *take_spare(struct pld__tile_pool *p, size_t bytes)
 
 void pld__tile_spares_free(pld_ctx *c)
 {
-    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    struct pld__tile_pool *p = c->w->tile_pools[c->wrank * c->sh->cores + c->core];
     if (!p)
         return;
     for (int i = 0; i < p->nspares; i++)
@@ -125,7 +125,7 @@ void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_ti
 {
     if (!t)
         pld__kraise(c, PLD_ERR_ARG, api, "%s tile is NULL", what);
-    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    struct pld__tile_pool *p = c->w->tile_pools[c->wrank * c->sh->cores + c->core];
     /* integer compares: t may point anywhere, and is not read until found */
     uintptr_t x = (uintptr_t)t;
     for (tile_chunk *k = p ? p->chunks : NULL; k; k = k->next) {
@@ -143,7 +143,7 @@ void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_ti
     pld__kraise(c, PLD_ERR_ARG, api,
                 "%s tile %p is not a tile of rank %d%s (made on another rank or core, or not by "
                 "pld_tile_create)",
-                what, (const void *)t, c->rank, c->core ? " on this core" : "");
+                what, (const void *)t, c->wrank, c->core ? " on this core" : "");
 }
 
 pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols)
@@ -155,9 +155,9 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
         pld__kraise(c, PLD_ERR_ARG, api, "tile shape [%lld,%lld] must be positive",
                     (long long)rows, (long long)cols);
     /* overflow-safe: compare against the budget before multiplying through */
-    if ((uint64_t)rows > c->ub_cap || (uint64_t)cols > c->ub_cap ||
-        (size_t)rows * (size_t)cols > c->ub_cap / esz ||
-        (size_t)rows * (size_t)cols * esz > c->ub_cap - c->ub_used) {
+    if ((uint64_t)rows > c->agent->ub_cap || (uint64_t)cols > c->agent->ub_cap ||
+        (size_t)rows * (size_t)cols > c->agent->ub_cap / esz ||
+        (size_t)rows * (size_t)cols * esz > c->agent->ub_cap - c->agent->ub_used) {
         /* the size in bytes, unless it passes 64 bits */
         char need[48];
         uint64_t r = (uint64_t)rows, k = (uint64_t)cols;
@@ -169,7 +169,7 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
                     "tile %s [%lld,%lld] needs %s but only %zu of the UB budget %zu are free "
                     "(%zu in use)",
                     pld_dtype_name(dtype), (long long)rows, (long long)cols, need,
-                    c->ub_cap - c->ub_used, c->ub_cap, c->ub_used);
+                    c->agent->ub_cap - c->agent->ub_used, c->agent->ub_cap, c->agent->ub_used);
     }
     size_t bytes = (size_t)rows * (size_t)cols * esz;
     struct pld__tile_pool *p = pool_of(c, api);
@@ -183,14 +183,14 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
     t->rows = rows;
     t->cols = cols;
     t->bytes = bytes;
-    t->id = c->next_tile_id++;
+    t->id = c->agent->next_tile_id++;
     t->gen = ++p->serial;
     t->live = 1;
-    t->next = c->tiles;
-    if (c->tiles)
-        c->tiles->prev = t;
-    c->tiles = t;
-    c->ub_used += bytes;
+    t->next = c->agent->tiles;
+    if (c->agent->tiles)
+        c->agent->tiles->prev = t;
+    c->agent->tiles = t;
+    c->agent->ub_used += bytes;
     return t;
 }
 
@@ -212,11 +212,11 @@ void pld__tile_release(pld_ctx *c, pld_tile *t)
     if (t->prev)
         t->prev->next = t->next;
     else
-        c->tiles = t->next;
+        c->agent->tiles = t->next;
     if (t->next)
         t->next->prev = t->prev;
-    c->ub_used -= t->bytes;
-    struct pld__tile_pool *p = c->w->tile_pools[c->rank * c->sh->cores + c->core];
+    c->agent->ub_used -= t->bytes;
+    struct pld__tile_pool *p = c->w->tile_pools[c->wrank * c->sh->cores + c->core];
 #if TILE_SPARES > 0
     if (p->nspares < TILE_SPARES)
         p->spare[p->nspares++] = (struct tile_spare){.data = t->data, .bytes = t->bytes};
@@ -277,13 +277,13 @@ pld_dtype pld_tile_dtype(const pld_tile *t)
 size_t pld_ub_used(const pld_ctx *c)
 {
     PLD__CTX_CHECK(c, "pld_ub_used");
-    return c->ub_used;
+    return c->agent->ub_used;
 }
 
 size_t pld_ub_capacity(const pld_ctx *c)
 {
     PLD__CTX_CHECK(c, "pld_ub_capacity");
-    return c->ub_cap;
+    return c->agent->ub_cap;
 }
 
 void pld__region_of_tile(const pld_tile *t, pld__region *r)

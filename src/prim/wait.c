@@ -32,6 +32,7 @@
 
 #include "check/check.h"
 #include "check/explore.h"
+#include "core/team.h"
 #include "prim/wait.h"
 
 /* Waking transports: how often a sleeper looks at deadline and deadlock
@@ -62,9 +63,13 @@ static int peer_failed(pld_ctx *c)
     return 1;
 }
 
-void pld__wait_publish(pld__agent *ag, const pld__wait_desc *wd)
+void pld__wait_publish(const pld_ctx *c, const pld__wait_desc *wd)
 {
-    pld__wait_rec *rec = &ag->wait;
+    pld__wait_rec *rec = &c->ag->wait;
+    /* a view's wait names its team and group rank too */
+    atomic_store_explicit(&rec->team, c->team ? (int32_t)c->team->serial : -1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&rec->team_rank, c->rank, memory_order_relaxed);
     atomic_store_explicit(&rec->buf_id, wd->buf->id, memory_order_relaxed);
     atomic_store_explicit(&rec->cmp, (int32_t)wd->cmp, memory_order_relaxed);
     atomic_store_explicit(&rec->expected, wd->expected, memory_order_relaxed);
@@ -123,7 +128,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
     int detect = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
     uint64_t nap = NAP_FIRST_NS;
-    pld__wait_publish(ag, wd);
+    pld__wait_publish(c, wd);
     for (;;) {
         uint64_t now = pld__now_ns();
         uint64_t left = deadline > now ? deadline - now : 0;

@@ -15,6 +15,6 @@
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd);
 
 /* Publishes what the agent waits for, for the deadlock report. */
-void pld__wait_publish(pld__agent *ag, const pld__wait_desc *wd);
+void pld__wait_publish(const pld_ctx *c, const pld__wait_desc *wd);
 
 #endif

@@ -107,18 +107,18 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
     p->nchunks = chunked ? outer * ((rows + p->cr - 1) / p->cr) * ((cols + p->cc - 1) / p->cc) : 1;
     uint64_t stage = chunked ? (uint64_t)p->cr * (uint64_t)p->cc * esz * (x->pipeline ? 2u : 1u)
                              : (uint64_t)pld__region_bytes(&p->wr);
-    size_t free_ub = c->ub_cap - c->ub_used;
+    size_t free_ub = c->agent->ub_cap - c->agent->ub_used;
     if (stage > free_ub) {
         if (!chunked)
             pld__kraise(c, PLD_ERR_NOMEM, api,
                         "transfer of %s (%llu bytes) is staged whole through UB, but only %zu "
                         "of %zu bytes are free; set chunk_rows/chunk_cols in pld_xfer",
                         pld__fmt_dims(a, sizeof a, p->wr.ext, n), (unsigned long long)stage,
-                        free_ub, c->ub_cap);
+                        free_ub, c->agent->ub_cap);
         pld__kraise(c, PLD_ERR_NOMEM, api,
                     "chunk [%lld,%lld]%s needs %llu bytes of UB but only %zu of %zu are free",
                     (long long)p->cr, (long long)p->cc, x->pipeline ? " x2 (pipeline)" : "",
-                    (unsigned long long)stage, free_ub, c->ub_cap);
+                    (unsigned long long)stage, free_ub, c->agent->ub_cap);
     }
     p->staging = (size_t)stage;
 }
@@ -208,7 +208,7 @@ static void check_self_alias(pld_ctx *c, const char *api, pld_window_buffer *buf
     char a[128], b[128];
     if (peer != c->rank)
         return;
-    const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->rank);
+    const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->wrank);
     /* integer addresses: comparing pointers into different objects is UB */
     if (mine && pld__regions_overlap((uintptr_t)mine, &p->wr, (uintptr_t)local, &p->lr))
         pld__kraise(c, PLD_ERR_ALIAS, api,
@@ -307,7 +307,7 @@ static rows_run rows_as_run(pld_ctx *c, pld_window_buffer *buf, int peer, int64_
     r.local = (unsigned char *)local + (size_t)(local_row * row_bytes);
     r.self_overlap = 0;
     if (peer == c->rank) {
-        const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->rank);
+        const unsigned char *mine = c->tp->window_peer_ptr(c->w, buf, c->wrank);
         /* integer addresses: comparing pointers into different objects is UB */
         uintptr_t w0 = (uintptr_t)mine + r.woff, l0 = (uintptr_t)r.local;
         r.self_overlap = mine && w0 < l0 + r.bytes && l0 < w0 + r.bytes;

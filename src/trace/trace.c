@@ -125,7 +125,7 @@ static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
         return errno;
     errno = 0;
     /* tid = rank * 1000 + core: one track per rank (and per core) */
-    int tid = c->rank * 1000 + c->core;
+    int tid = c->wrank * 1000 + c->core;
     for (size_t i = 0; i < b->n; i++) {
         const pld__trace_ev *e = &b->ev[i];
         fprintf(f,
@@ -151,7 +151,7 @@ void pld__trace_close(pld_ctx *c)
     if (!b)
         return;
     char path[4096];
-    part_path(c->w, c->rank, c->core, path, sizeof path);
+    part_path(c->w, c->wrank, c->core, path, sizeof path);
     int err = write_part(c, b, path);
     if (err) {
         /* the kernel has ended, so no pld__kraise: the launch fails the way
@@ -161,8 +161,8 @@ void pld__trace_close(pld_ctx *c)
             snprintf(who, sizeof who, " core %d", c->core);
         snprintf(msg, sizeof msg,
                  "rank %d (device %d)%s: pld_launch: trace part file '%s' cannot be written: %s",
-                 c->rank, c->device, who, path, strerror(err));
-        PLD__LOG(PLD__LOG_WARN, c->rank, "%s", msg);
+                 c->wrank, c->device, who, path, strerror(err));
+        PLD__LOG(PLD__LOG_WARN, c->wrank, "%s", msg);
         pld__group_fail(c->w, PLD_ERR_SYSTEM, msg);
     }
     free(b->ev);

@@ -73,7 +73,7 @@ pld_status pld__mpi_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off
 {
     unsigned char *mapped = tp_mpi_peer_of(buf, peer);
     if (mapped)
-        pld__shm_copy(mapped + off, src, bytes, c->nranks);
+        pld__shm_copy(mapped + off, src, bytes, c->w->nranks);
     else /* one helper for both directions; a put only reads `local` */
         rma_bytes(c, buf, peer, off, (unsigned char *)(uintptr_t)src, bytes, 0);
     return PLD_OK;
@@ -84,7 +84,7 @@ pld_status pld__mpi_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer,
 {
     const unsigned char *mapped = tp_mpi_peer_of(buf, peer);
     if (mapped)
-        pld__shm_copy(dst, mapped + off, bytes, c->nranks);
+        pld__shm_copy(dst, mapped + off, bytes, c->w->nranks);
     else
         rma_bytes(c, buf, peer, off, dst, bytes, 1);
     return PLD_OK;

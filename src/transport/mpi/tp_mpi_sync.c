@@ -93,10 +93,10 @@ pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
 
 int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off)
 {
-    _Atomic uint32_t *cell = mapped_cell(buf, c->rank, off);
+    _Atomic uint32_t *cell = mapped_cell(buf, c->wrank, off);
     if (cell)
         return (int32_t)atomic_load_explicit(cell, memory_order_acquire);
-    int32_t v = (int32_t)fetch_cell(c, tp_mpi_win_of(buf), c->rank, off, buf->name);
+    int32_t v = (int32_t)fetch_cell(c, tp_mpi_win_of(buf), c->wrank, off, buf->name);
     /* acquire: what the notifier wrote before the signal is now readable */
     pld__mpi_sync_windows(c->w);
     atomic_thread_fence(memory_order_seq_cst);

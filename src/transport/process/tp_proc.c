@@ -58,8 +58,9 @@ typedef struct tp_proc_ctl {
     /* written by the host before launch_gen is bumped (release) */
     pld_kernel kernel;
     void *arg;
-    int ir_on, nwindows;
+    int ir_on, nwindows, nteams;
     pld_window_buffer **windows;
+    struct pld_team **teams;   /* the team table (teams live in the arena) */
     pld_dtensor check_signal;
     tp_proc_rank rank[];
 } tp_proc_ctl;
@@ -116,6 +117,8 @@ static PLD__NORETURN void worker_main(pld_world *w, int rank, uint32_t seen)
         w->kernel_arg = ctl->arg;
         w->windows = ctl->windows;
         w->nwindows = ctl->nwindows;
+        w->teams = ctl->teams;
+        w->nteams = ctl->nteams;
         w->check_signal = ctl->check_signal;
         atomic_store(&w->ir_on, ctl->ir_on);
         pld__rank_main(w, rank);
@@ -370,6 +373,8 @@ static pld_status tp_proc_launch(pld_world *w)
     ctl->ir_on = atomic_load(&w->ir_on);
     ctl->windows = w->windows;
     ctl->nwindows = w->nwindows;
+    ctl->teams = w->teams;
+    ctl->nteams = w->nteams;
     ctl->check_signal = w->check_signal;
     if (w->ir_shared)
         w->ir_shared[0] = '\0';

@@ -15,14 +15,14 @@ void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer)
 pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
                         const void *src, size_t bytes)
 {
-    pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes, c->nranks);
+    pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes, c->w->nranks);
     return PLD_OK;
 }
 
 pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
                         size_t bytes)
 {
-    pld__shm_copy(dst, pld__shm_peer(buf, peer) + off, bytes, c->nranks);
+    pld__shm_copy(dst, pld__shm_peer(buf, peer) + off, bytes, c->w->nranks);
     return PLD_OK;
 }
 
@@ -99,7 +99,7 @@ pld_status pld__shm_accumulate_at(unsigned char *dst, const void *src, size_t co
 
 int32_t pld__shm_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off)
 {
-    return atomic_load_explicit((_Atomic int32_t *)(pld__shm_peer(buf, c->rank) + off),
+    return atomic_load_explicit((_Atomic int32_t *)(pld__shm_peer(buf, c->wrank) + off),
                                 memory_order_acquire);
 }
 
