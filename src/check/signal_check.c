@@ -7,11 +7,38 @@
 #include <stdio.h>
 
 #include "coll/credit.h"
+#include "core/team.h"
 
+/* Over the context's group: the world's checker signal, or its team's. */
 static void check_barrier(pld_ctx *c)
 {
-    pld__credit_barrier(c, c->w->check_signal, 0, 1);
-    pld__credit_epilogue(c, c->w->check_signal, 0, 1);
+    pld_dtensor sig = c->team ? c->team->check_signal : c->w->check_signal;
+    pld__credit_barrier(c, sig, 0, 1);
+    pld__credit_epilogue(c, sig, 0, 1);
+}
+
+pld_status pld__signal_check_team_init(pld_world *w, struct pld_team *t)
+{
+    if (!w->check_signal.buf)
+        return PLD_OK;
+    char name[PLD__NAME_MAX + 16];
+    pld_window_buffer *cb;
+    int64_t shape[2] = {w->nranks, 1}; /* cells by group rank; a group has at most P */
+    snprintf(name, sizeof name, "pld.check.%s", t->name);
+    pld_status st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)w->nranks, name, &cb);
+    if (st == PLD_OK)
+        st = pld_window(cb, PLD_INT32, 2, shape, &t->check_signal);
+    return st;
+}
+
+void pld__signal_check_clear(pld_world *w)
+{
+    if (!w->check_signal.buf)
+        return;
+    pld__window_zero(w, w->check_signal.buf);
+    for (int i = 0; i < w->nteams; i++)
+        if (w->teams[i]->live && w->teams[i]->check_signal.buf)
+            pld__window_zero(w, w->teams[i]->check_signal.buf);
 }
 
 void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)

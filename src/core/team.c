@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check/agree.h"
+#include "check/check.h"
 #include "core/handles.h"
 #include "core/team.h"
 
@@ -104,6 +105,17 @@ static int slot_order(const void *a, const void *b)
 
 /* A team from each member's (parent group, color, key): slots of ranks in
  * no group have color < 0. Takes ownership of nothing. */
+/* The checkers' windows of a team (freed with it, or with the world). */
+static void release_windows(pld_world *w, pld_team *t)
+{
+    if (t->agree)
+        pld__window_release(w, t->agree);
+    if (t->check_signal.buf)
+        pld__window_release(w, t->check_signal.buf);
+    t->agree = NULL;
+    t->check_signal.buf = NULL;
+}
+
 static pld_status build(pld_world *w, const char *api, slot *s, int n, const char *name,
                         pld_team **out)
 {
@@ -145,9 +157,12 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
     /* its builtins' fingerprints: the group's calls are numbered and
      * compared apart from every other team's */
     pld_status st = pld__agree_team_init(w, t);
+    if (st == PLD_OK)
+        st = pld__signal_check_team_init(w, t);
     if (st != PLD_OK) {
+        release_windows(w, t);
         t->live = 0;
-        return pld__world_fail(w, st, "%s: the agreement check's window for team '%s': %s", api,
+        return pld__world_fail(w, st, "%s: the checkers' windows for team '%s': %s", api,
                                t->name, w->errmsg);
     }
     *out = t;
@@ -359,9 +374,7 @@ void pld_team_free(pld_world *w, pld_team *t)
     }
     /* the handle stays until finalize, freed: later calls say so */
     t->live = 0;
-    if (t->agree)
-        pld__window_release(w, t->agree);
-    t->agree = NULL;
+    release_windows(w, t);
     pld__host_leave(w);
 }
 

@@ -61,8 +61,7 @@ static void launch_begin(pld_world *w)
 {
     /* the checker's own signal may hold credits of an aborted launch; no
      * rank runs now, so it can simply be cleared */
-    if (w->check_signal.buf)
-        pld__window_zero(w, w->check_signal.buf);
+    pld__signal_check_clear(w);
     pld__race_reset(w->race); /* launches are ordered by the host: start clean */
     pld__ir_reset(w->ir);
     pld__sched_launch_begin(w);
