@@ -6,6 +6,7 @@
 
 #include "check/agree.h"
 #include "check/check.h"
+#include "core/team.h"
 #include "hook/hook.h"
 #include "trace/trace.h"
 
@@ -92,7 +93,14 @@ void pld__call_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
     if (c->obs & PLD__OBS_LIST) {
         char args[256];
         vsnprintf(args, sizeof args, fmt, ap);
-        pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
+        if (c->team) { /* the peers below are group ranks: say whose */
+            char who[96];
+            pld__ctx_who(c, who, sizeof who);
+            pld__ir_emit(c->ir, c->depth, "call %s(%s) as %s, %d ranks", api, args, who,
+                         c->nranks);
+        } else {
+            pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
+        }
     }
     /* before the first notify of the call, which releases it to the peers */
     if (c->obs & PLD__OBS_AGREE)

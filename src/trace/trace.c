@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/team.h"
 #include "trace/trace.h"
 
 typedef struct pld__trace_ev {
@@ -25,6 +26,9 @@ typedef struct pld__trace_ev {
     uint64_t t0, t1;      /* ns, CLOCK_MONOTONIC (the same clock in every process) */
     int64_t bytes;        /* payload, or -1 */
     int64_t urma[6];      /* urma.send: peer, rows, SQEs, WQEBBs, NOPs, doorbells */
+    const char *team;     /* the team of the view that made it (its name lives as
+                             long as the world), or NULL */
+    int team_rank;
 } pld__trace_ev;
 
 struct pld__trace_buf {
@@ -56,7 +60,8 @@ void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
         b->cap = cap;
     }
     b->ev[b->n++] = (pld__trace_ev){.name = name, .t0 = t0, .t1 = pld__now_ns(), .bytes = bytes,
-                                    .urma = {-1}};
+                                    .urma = {-1}, .team = c->team ? c->team->name : NULL,
+                                    .team_rank = c->rank};
 }
 
 static const char urma_send[] = "urma.send";
@@ -115,6 +120,20 @@ static int finish(FILE *f)
     return err;
 }
 
+/* A user-chosen name (a team's) inside a JSON string. */
+static void put_json_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+}
+
 /* Writes the agent's events to its part file; the errno of a failure. */
 static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
 {
@@ -128,18 +147,36 @@ static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
     int tid = c->wrank * 1000 + c->core;
     for (size_t i = 0; i < b->n; i++) {
         const pld__trace_ev *e = &b->ev[i];
-        fprintf(f,
-                ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,"
-                "\"dur\":%.3f",
-                e->name, tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
-        if (e->bytes >= 0)
-            fprintf(f, ",\"args\":{\"bytes\":%" PRId64 "}", e->bytes);
-        else if (e->urma[0] >= 0)
+        /* a team view's slices carry the team in the name and the args: one
+         * track per rank, whichever groups it works in */
+        fprintf(f, ",\n{\"name\":\"%s", e->name);
+        if (e->team) {
+            fputs(" [", f);
+            put_json_text(f, e->team);
+            fputc(']', f);
+        }
+        fprintf(f, "\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f", tid,
+                (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
+        const char *sep = ",\"args\":{";
+        if (e->team) {
+            fprintf(f, "%s\"team\":\"", sep);
+            put_json_text(f, e->team);
+            fprintf(f, "\",\"team_rank\":%d", e->team_rank);
+            sep = ",";
+        }
+        if (e->bytes >= 0) {
+            fprintf(f, "%s\"bytes\":%" PRId64, sep, e->bytes);
+            sep = ",";
+        } else if (e->urma[0] >= 0) {
             fprintf(f,
-                    ",\"args\":{\"peer\":%" PRId64 ",\"rows\":%" PRId64 ",\"sqes\":%" PRId64
+                    "%s\"peer\":%" PRId64 ",\"rows\":%" PRId64 ",\"sqes\":%" PRId64
                     ",\"wqebbs\":%" PRId64 ",\"nops\":%" PRId64 ",\"doorbells\":%" PRId64
-                    ",\"cqes\":1}",
-                    e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
+                    ",\"cqes\":1",
+                    sep, e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
+            sep = ",";
+        }
+        if (sep[0] == ',' && sep[1] == '\0')
+            fputc('}', f); /* closes args */
         fputc('}', f);
     }
     return finish(f);
