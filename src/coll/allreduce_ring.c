@@ -68,7 +68,7 @@ static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mi
 
 void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal)
 {
-    char dims[96];
+    char dims[96], scope[96];
     int p = c->nranks;
     pld__check_dtensor(c, api, "signal", signal);
     if (signal.dtype != PLD_INT32)
@@ -76,10 +76,11 @@ void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor s
                     signal.buf->name, pld_dtype_name(signal.dtype));
     if (p > 1 && (signal.ndim != 2 || signal.shape[0] < 2 * (p - 1) || signal.shape[1] < p))
         pld__kraise(c, PLD_ERR_ARG, api,
-                    "ring signal '%s' is %s; it needs [2(P-1), P] = [%d,%d] (one row per step, "
-                    "one cell per rank)",
+                    "ring signal '%s' is %s; it needs [2(%c-1), %c] = [%d,%d] (one row per step, "
+                    "one cell per rank of %s)",
                     signal.buf->name, pld__fmt_dims(dims, sizeof dims, signal.shape, signal.ndim),
-                    2 * (p - 1), p);
+                    c->team ? 'T' : 'P', c->team ? 'T' : 'P', 2 * (p - 1), p,
+                    pld__ctx_scope(c, scope, sizeof scope));
 }
 
 void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
