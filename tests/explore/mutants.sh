@@ -4,11 +4,13 @@
 # must replay: two reruns with that seed fail with the same message.
 # Prints the mutation table (seeds until the first failure, and how many of
 # the first 20 seeds fail) and OK.
-#   mutants.sh PLD_TOOL MIXED_REUSE_MUTANTS
+#   mutants.sh PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
+# (the program's arguments default to -p a5sim -d 0-2 --iters 300)
 set -uo pipefail
 pld=$1
 prog=$2
 args=(-p a5sim -d 0-2 --iters 300)
+[ $# -gt 2 ] && args=("${@:3}")
 mutants=(rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early)
 fail=0

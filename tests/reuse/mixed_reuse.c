@@ -34,7 +34,13 @@
  * build and under a schedule explorer:
  *
  *   mixed_reuse [-p a5sim] [-d 0-3] [--transport thread|process|mpi]
- *               [--iters N] [--seed S]
+ *               [--iters N] [--seed S] [--teams K]
+ *
+ * --teams K splits the world into rows of K ranks (team x) and columns
+ * (team y) and sends each call to this rank's row or column, in one order
+ * drawn alike on every rank: both teams' groups run at once, each with its
+ * own signals and windows, and calls of the two teams follow each other
+ * with nothing in between.
  *
  * The profile defaults to a5sim (pld_indexed_all_to_all_v needs its URMA
  * model). Prints OK from the root process when every check passed. */
@@ -121,6 +127,10 @@ typedef struct args {
     int iters;
     uint32_t seed;
     int dawdle; /* 0 under the schedule explorer: it picks who runs, a sleep only slows it */
+    /* --teams K: this team's calls (windows sized for its groups), and the
+     * other team's args; NULL: the whole world */
+    const pld_team *team;
+    const struct args *twin;
 } args;
 
 /* ---- hashing and the seeded draw ---------------------------------------------- */
@@ -725,24 +735,64 @@ static void check_signal_zero(pld_ctx *c, pld_dtensor sig, const char *name) {
         }
 }
 
+/* One sequence of calls: over the world, or over one team's groups. */
+typedef struct lane {
+    const args *a;
+    pld_ctx *c;
+    scratch s;
+    uint64_t rng;
+    moe_state ms;
+    int prev, prev2, call;
+} lane;
+
+static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot) {
+    l->a = a;
+    l->c = c;
+    /* scratch by world rank: group ranks repeat across groups */
+    carve(a->scratch_base + (size_t)slot * a->scratch_bytes, pld_nranks(c), &l->s);
+    l->rng = 0x9e3779b97f4a7c15ULL * ((uint64_t)a->seed + 1);
+    l->ms = (moe_state){.call = -1, .int8 = 0};
+    l->prev = l->prev2 = -1;
+    l->call = 0;
+}
+
+static void lane_step(lane *l) {
+    chk h = {.c = l->c, .seed = l->a->seed, .call = l->call++};
+    h.kind = (enum kind)draw_kind(&l->rng, l->prev, l->prev2, l->ms.call >= 0);
+    run_call(l->a, l->c, &h, &l->s, &l->ms, &l->rng);
+    l->prev2 = l->prev;
+    l->prev = (int)h.kind;
+}
+
+static void lane_end(lane *l) {
+    /* no barrier first: the last call took back every credit sent to me */
+    check_signal_zero(l->c, pld_nranks(l->c) > 1 ? l->a->ring : l->a->sig, "sig");
+    check_signal_zero(l->c, l->a->sig2, "sig2");
+}
+
 static void k_mixed(pld_ctx *c, void *p) {
     const args *a = p;
-    int me = pld_rank(c), np = pld_nranks(c);
-    scratch s;
-    carve(a->scratch_base + (size_t)me * a->scratch_bytes, np, &s);
-    uint64_t rng = 0x9e3779b97f4a7c15ULL * ((uint64_t)a->seed + 1);
-    moe_state ms = {.call = -1, .int8 = 0};
-    int prev = -1, prev2 = -1;
-    for (int call = 0; call < a->iters; call++) {
-        chk h = {.c = c, .seed = a->seed, .call = call};
-        h.kind = (enum kind)draw_kind(&rng, prev, prev2, ms.call >= 0);
-        run_call(a, c, &h, &s, &ms, &rng);
-        prev2 = prev;
-        prev = (int)h.kind;
+    int me = pld_rank(c);
+    lane l[2];
+    if (!a->team) {
+        lane_begin(&l[0], a, c, me);
+        for (int call = 0; call < a->iters; call++)
+            lane_step(&l[0]);
+        lane_end(&l[0]);
+        return;
     }
-    /* no barrier first: the last call took back every credit sent to me */
-    check_signal_zero(c, np > 1 ? a->ring : a->sig, "sig");
-    check_signal_zero(c, a->sig2, "sig2");
+    /* teams: every call goes to the x team's group or the y team's, in an
+     * order drawn alike on every rank (members of a group must call the
+     * same builtins in the same order; ranks of different groups interleave
+     * the two teams the same way, or a cycle of groups would wait for each
+     * other), with nothing between the calls */
+    lane_begin(&l[0], a, pld_team_ctx(c, a->team), me);
+    lane_begin(&l[1], a->twin, pld_team_ctx(c, a->twin->team), me);
+    uint64_t pick = 0x2545f4914f6cdd1dULL * ((uint64_t)a->seed + 7);
+    for (int call = 0; call < a->iters; call++)
+        lane_step(&l[draw(&pick, 2)]);
+    lane_end(&l[0]);
+    lane_end(&l[1]);
 }
 
 /* ---- host side -------------------------------------------------------------------- */
@@ -780,9 +830,74 @@ static void reduction_views(pld_window_buffer *b, int64_t np, int tiny, pld_dten
     }
 }
 
+/* The signals and one window per kind for groups of np ranks, and each
+ * world rank's scratch; buffer names start with prefix. */
+static void setup(args *a, int np, const char *prefix) {
+    int64_t p = np, rr = np > 1 ? 2 * (p - 1) : 1;
+    char nm[64];
+#define NAME(x) (snprintf(nm, sizeof nm, "%s%s", prefix, (x)), nm)
+    /* the signals: [P,1] and [2(P-1),P] views of one buffer; [P,2] */
+    size_t cells = (size_t)(rr * p > p ? rr * p : p);
+    pld_window_buffer *sb = buffer(4 * cells, NAME("sig"));
+    a->sig = view(sb, PLD_INT32, 2, PLD_IDX(p, 1));
+    a->ring = np > 1 ? view(sb, PLD_INT32, 2, PLD_IDX(rr, p)) : a->sig;
+    a->sig2 = view(buffer(4 * (size_t)p * 2, NAME("sig2")), PLD_INT32, 2, PLD_IDX(p, 2));
+
+    /* one buffer per kind */
+    pld_window_buffer *b = buffer(BIG_BYTES, NAME("bcast"));
+    a->bcast[0] = view(b, PLD_INT8, 1, PLD_IDX(S_SMALL));
+    a->bcast[1] = view(b, PLD_FP32, 1, PLD_IDX(BIG_BYTES / 4));
+    const char *rowed[3] = {"allgather", "allgather_inplace", "all_to_all"};
+    pld_dtensor *rv_out[3] = {a->ag, a->agi, a->a2a};
+    for (int k = 0; k < 3; k++) {
+        b = buffer((size_t)p * S_MED * 4, NAME(rowed[k]));
+        rv_out[k][0] = view(b, PLD_INT8, 2, PLD_IDX(p, S_SMALL));
+        rv_out[k][1] = view(b, PLD_FP32, 2, PLD_IDX(p, S_MED));
+    }
+    b = buffer((size_t)p * A2AV_M * A2AV_S * 4, NAME("all_to_all_v"));
+    a->a2av[0] = view(b, PLD_INT8, 2, PLD_IDX(p * A2AV_M, S_SMALL));
+    a->a2av[1] = view(b, PLD_FP32, 2, PLD_IDX(p * A2AV_M, A2AV_S));
+    a->a2av_recv = view(buffer(4 * (size_t)p, NAME("a2av_recv_counts")), PLD_INT32, 2,
+                        PLD_IDX(p, 1));
+    b = buffer((size_t)p * S_MED * 4, NAME("reduce_scatter"));
+    for (int dt = 0; dt < 3; dt++) {
+        a->rs[dt][0] = view(b, red_dtype[dt], 2, PLD_IDX(p, S_SMALL));
+        a->rs[dt][1] = view(b, red_dtype[dt], 2, PLD_IDX(p, S_MED));
+    }
+    size_t red_bytes = (size_t)p * S_MED * 4 > BIG_BYTES ? (size_t)p * S_MED * 4 : BIG_BYTES;
+    reduction_views(buffer(red_bytes, NAME("allreduce_mesh")), p, 0, a->mesh);
+    reduction_views(buffer(red_bytes, NAME("allreduce_ring")), p, 0, a->ring_data);
+    reduction_views(buffer(red_bytes, NAME("allreduce_cores")), p, 1, a->cores);
+    b = buffer((size_t)p * MOE_C * MOE_H * 4, NAME("moe_target"));
+    a->moe_target[0] = view(b, PLD_FP32, 2, PLD_IDX(p * MOE_C, MOE_H));
+    a->moe_target[1] = view(b, PLD_INT8, 2, PLD_IDX(p * MOE_C, MOE_H));
+    a->moe_send = view(buffer(4 * (size_t)p, NAME("moe_send_counts")), PLD_INT32, 2,
+                       PLD_IDX(p, 1));
+    a->expert_out = view(buffer((size_t)p * MOE_C * MOE_H * 4, NAME("expert_out")), PLD_FP32, 2,
+                         PLD_IDX(p * MOE_C, MOE_H));
+#undef NAME
+
+    /* per-rank inputs and outputs of the plain-tensor arguments, by world rank */
+    scratch dummy;
+    int world_np = pld_world_size(world);
+    a->scratch_bytes = carve(NULL, np, &dummy);
+    a->scratch_base = pld_host_alloc(world, a->scratch_bytes * (size_t)world_np);
+    if (!a->scratch_base) need(PLD_ERR_NOMEM, "pld_host_alloc");
+}
+
+static args *new_args(long iters, long seed) {
+    args *a = pld_host_alloc(world, sizeof *a);
+    if (!a) need(PLD_ERR_NOMEM, "pld_host_alloc");
+    memset(a, 0, sizeof *a);
+    a->iters = (int)iters;
+    a->seed = (uint32_t)seed;
+    a->dawdle = getenv("PLD_SCHED") == NULL;
+    return a;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: mixed_reuse [-p a5sim] [-d 0-3] [--transport thread|process|mpi] "
-                    "[--iters N] [--seed S]\n");
+                    "[--iters N] [--seed S] [--teams K]\n");
     return 2;
 }
 
@@ -804,7 +919,7 @@ int main(int argc, char **argv) {
         free(av);
         return 1;
     }
-    long iters = 300, seed = 1;
+    long iters = 300, seed = 1, teams = 0;
     for (int i = 1; i < ac; i++) {
         char *end = NULL;
         const char *v = NULL;
@@ -813,6 +928,8 @@ int main(int argc, char **argv) {
             dst = &iters, v = avp[i] + 7;
         else if (!strncmp(avp[i], "--seed", 6))
             dst = &seed, v = avp[i] + 6;
+        else if (!strncmp(avp[i], "--teams", 7))
+            dst = &teams, v = avp[i] + 7;
         if (v && *v == '=')
             v++;
         else if (v && !*v && i + 1 < ac)
@@ -829,57 +946,26 @@ int main(int argc, char **argv) {
     free(av);
 
     int np = pld_world_size(world);
-    int64_t p = np, rr = np > 1 ? 2 * (p - 1) : 1;
-    args *a = pld_host_alloc(world, sizeof *a);
-    if (!a) need(PLD_ERR_NOMEM, "pld_host_alloc");
-    memset(a, 0, sizeof *a);
-    a->iters = (int)iters;
-    a->seed = (uint32_t)seed;
-    a->dawdle = getenv("PLD_SCHED") == NULL;
-
-    /* the signals: [P,1] and [2(P-1),P] views of one buffer; [P,2] */
-    size_t cells = (size_t)(rr * p > p ? rr * p : p);
-    pld_window_buffer *sb = buffer(4 * cells, "sig");
-    a->sig = view(sb, PLD_INT32, 2, PLD_IDX(p, 1));
-    a->ring = np > 1 ? view(sb, PLD_INT32, 2, PLD_IDX(rr, p)) : a->sig;
-    a->sig2 = view(buffer(4 * (size_t)p * 2, "sig2"), PLD_INT32, 2, PLD_IDX(p, 2));
-
-    /* one buffer per kind */
-    pld_window_buffer *b = buffer(BIG_BYTES, "bcast");
-    a->bcast[0] = view(b, PLD_INT8, 1, PLD_IDX(S_SMALL));
-    a->bcast[1] = view(b, PLD_FP32, 1, PLD_IDX(BIG_BYTES / 4));
-    const char *rowed[3] = {"allgather", "allgather_inplace", "all_to_all"};
-    pld_dtensor *rv_out[3] = {a->ag, a->agi, a->a2a};
-    for (int k = 0; k < 3; k++) {
-        b = buffer((size_t)p * S_MED * 4, rowed[k]);
-        rv_out[k][0] = view(b, PLD_INT8, 2, PLD_IDX(p, S_SMALL));
-        rv_out[k][1] = view(b, PLD_FP32, 2, PLD_IDX(p, S_MED));
+    args *a = new_args(iters, seed);
+    if (teams == 0) {
+        setup(a, np, "");
+    } else {
+        /* rows of `teams` ranks (x) and the columns (y), every group full */
+        if (teams < 1 || np % teams) {
+            fprintf(stderr, "mixed_reuse: --teams %ld must divide the %d ranks\n", teams, np);
+            pld_world_finalize(world);
+            return usage();
+        }
+        pld_team *x, *y;
+        need(pld_team_split_2d(world, NULL, (int)teams, "x", &x, "y", &y), "pld_team_split_2d");
+        args *b = new_args(iters, seed + 1000003);
+        a->team = x;
+        b->team = y;
+        a->twin = b;
+        b->twin = a;
+        setup(a, (int)teams, "x.");
+        setup(b, np / (int)teams, "y.");
     }
-    b = buffer((size_t)p * A2AV_M * A2AV_S * 4, "all_to_all_v");
-    a->a2av[0] = view(b, PLD_INT8, 2, PLD_IDX(p * A2AV_M, S_SMALL));
-    a->a2av[1] = view(b, PLD_FP32, 2, PLD_IDX(p * A2AV_M, A2AV_S));
-    a->a2av_recv = view(buffer(4 * (size_t)p, "a2av_recv_counts"), PLD_INT32, 2, PLD_IDX(p, 1));
-    b = buffer((size_t)p * S_MED * 4, "reduce_scatter");
-    for (int dt = 0; dt < 3; dt++) {
-        a->rs[dt][0] = view(b, red_dtype[dt], 2, PLD_IDX(p, S_SMALL));
-        a->rs[dt][1] = view(b, red_dtype[dt], 2, PLD_IDX(p, S_MED));
-    }
-    size_t red_bytes = (size_t)p * S_MED * 4 > BIG_BYTES ? (size_t)p * S_MED * 4 : BIG_BYTES;
-    reduction_views(buffer(red_bytes, "allreduce_mesh"), p, 0, a->mesh);
-    reduction_views(buffer(red_bytes, "allreduce_ring"), p, 0, a->ring_data);
-    reduction_views(buffer(red_bytes, "allreduce_cores"), p, 1, a->cores);
-    b = buffer((size_t)p * MOE_C * MOE_H * 4, "moe_target");
-    a->moe_target[0] = view(b, PLD_FP32, 2, PLD_IDX(p * MOE_C, MOE_H));
-    a->moe_target[1] = view(b, PLD_INT8, 2, PLD_IDX(p * MOE_C, MOE_H));
-    a->moe_send = view(buffer(4 * (size_t)p, "moe_send_counts"), PLD_INT32, 2, PLD_IDX(p, 1));
-    a->expert_out = view(buffer((size_t)p * MOE_C * MOE_H * 4, "expert_out"), PLD_FP32, 2,
-                         PLD_IDX(p * MOE_C, MOE_H));
-
-    /* per-rank inputs and outputs of the plain-tensor arguments */
-    scratch dummy;
-    a->scratch_bytes = carve(NULL, np, &dummy);
-    a->scratch_base = pld_host_alloc(world, a->scratch_bytes * (size_t)np);
-    if (!a->scratch_base) need(PLD_ERR_NOMEM, "pld_host_alloc");
 
     st = pld_launch(world, k_mixed, a);
     int rc = 0;
