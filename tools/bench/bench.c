@@ -3,7 +3,8 @@
  * One world for the whole run; per collective one signal; per size one
  * launch (run.h). Each row: nccl-tests' columns, then %peak against a memcpy
  * peak measured at start-up (peak.h), and the byte counters next to the
- * cost card (cost.h). */
+ * cost card (cost.h). With --team the world is split (groups.h) and every
+ * group runs the collective at once; the rows are per group. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
@@ -14,8 +15,10 @@
 
 #include "cli.h"
 #include "cost.h"
+#include "groups.h"
 #include "peak.h"
 #include "peak_launch.h"
+#include "row.h"
 #include "run.h"
 #include "sweep.h"
 #ifdef PLD_HAVE_MPI
@@ -35,12 +38,15 @@ typedef struct bench_opts {
     int64_t f, iters, warmup, warmup_ms, check;
     const char *csv;
     int vs_mpi, inject;
+    bench_team_opt team; /* axis 0: the whole world */
 } bench_opts;
 
 typedef struct bench_state {
     const bench_opts *o;
     pld_world *w;
     int p;
+    pld_team *team; /* --team: the groups every collective runs in; NULL: the world */
+    int tmax;       /* the largest group (P without a team) */
     pld_info_limits lim;
     int nsizes;
     int64_t sizes[MAX_SIZES];
@@ -77,6 +83,12 @@ static int usage(FILE *out) {
             "  -o, --op OP          sum (default) | max | min | prod (reductions)\n"
             "  -r, --root R         broadcast root (default 0)\n"
             "      --mode M         allgather push|inplace, allreduce mesh|ring\n"
+            "      --team x=K|y=K   run in groups, every group at once in one launch: split\n"
+            "                       the ranks 2-D with K per row (pld_team_split_2d); x=K:\n"
+            "                       every row of K consecutive ranks is a group, y=K: every\n"
+            "                       column (ranks equal mod K). A group of T ranks is\n"
+            "                       measured as a world of T: size, busbw (n = T), check\n"
+            "                       and cost card per group; --root is a group rank\n"
             "      --csv FILE       also write the rows as CSV\n"
             "      --vs-mpi         after each row, MPI's own collective on the same buffers\n"
             "                       in the same job, and the time ratio (--transport mpi\n"
@@ -88,6 +100,8 @@ static int usage(FILE *out) {
             "allreduce 2(P-1)/P, allgather/reduce_scatter/all_to_all (P-1)/P, broadcast 1.\n"
             "%%peak = bytes all ranks copy per call (byte counters, self copies included)\n"
             "/ time / memcpy bandwidth of min(P, cores) threads on a buffer of that size.\n"
+            "--team: time = the slowest rank of the groups of that size; a short last\n"
+            "row (or column) is reported on a '#' line under each row, ending in (T=...).\n"
             "Exit status: 0, 1 if a launch failed or an element was wrong, 2 usage.\n",
             BENCH_WARMUP_MS);
     return out == stderr ? CLI_EXIT_USAGE : 0;
@@ -146,6 +160,11 @@ static int parse(bench_opts *o, int argc, char **argv) {
         } else if (cli_is(&k, arg, NULL, "--csv")) {
             VALUE("--csv");
             o->csv = v;
+        } else if (cli_is(&k, arg, NULL, "--team")) {
+            char why[256];
+            VALUE("--team");
+            if (bench_team_parse(v, &o->team, why, sizeof why))
+                return cli_usage_error(&k, "%s", why);
         } else if (cli_is(&k, arg, NULL, "--vs-mpi")) {
             o->vs_mpi = 1;
         } else if (cli_is(&k, arg, NULL, "--inject-error")) {
@@ -193,6 +212,11 @@ static int parse(bench_opts *o, int argc, char **argv) {
             return cli_usage_error(&k, "--mode %s fits none of the collectives",
                                    bench_mode_name(o->sh.mode));
     }
+    if (o->team.axis && o->vs_mpi)
+        return cli_usage_error(&k,
+                               "--vs-mpi runs MPI's collective over the whole world; it does "
+                               "not run in groups (--team %s)",
+                               o->team.text);
     int red_dtype = o->sh.dtype == PLD_FP32 || o->sh.dtype == PLD_FP16 || o->sh.dtype == PLD_BF16 ||
                     o->sh.dtype == PLD_INT32;
     if (!o->all && bench_coll_reduces(o->coll[0]) && !red_dtype)
@@ -231,6 +255,7 @@ static void header(bench_state *s, bench_coll c, bench_mode mode) {
     for (int r = 0; r < s->p && r < 16; r++)
         printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
     printf("%s)\n", s->p > 16 ? ",..." : "");
+    if (s->team) bench_team_describe(stdout, s->w, &o->team, s->team);
     printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld",
            pld_dtype_name(o->sh.dtype), bench_coll_reduces(c) ? ", op " : "",
            bench_coll_reduces(c) ? cli_op_name(o->sh.op) : "", (long long)o->iters,
@@ -239,6 +264,20 @@ static void header(bench_state *s, bench_coll c, bench_mode mode) {
     printf("\n# cost card: %s\n", bench_card_formula(c, mode));
     printf("#\n");
     bench_table_header(stdout, 1);
+}
+
+/* The row of a smaller group size, under the row of the largest: the same
+ * columns, as a comment line (so a row per size stays the table), and the
+ * group size it is for. */
+static void other_size_row(const bench_row *row, const bench_class *cl) {
+    char line[512];
+    FILE *f = fmemopen(line, sizeof line, "w");
+    if (!f) return;
+    bench_table_row(f, row, 1);
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    printf("%s%s  (T=%d: %d group%s)\n", line[0] == ' ' ? "#" : "#  ",
+           line[0] == ' ' ? line + 1 : line, cl->t, cl->ngroups, cl->ngroups == 1 ? "" : "s");
 }
 
 /* Memcpy peak of `threads` threads on requested size i (measured at
@@ -300,12 +339,13 @@ static void run_coll(bench_state *s, bench_coll c) {
                        .warmup = o->warmup,
                        .warmup_ns = (uint64_t)o->warmup_ms * 1000000u,
                        .check = (int)o->check,
-                       .inject = o->inject};
+                       .inject = o->inject,
+                       .team = s->team};
     bench_runner *r = NULL;
     pld_status st = bench_runner_open(s->w, &spec, &r);
     if (st != PLD_OK) {
         fprintf(stderr, "pld bench: %s: %s: %s\n", bench_coll_name(c), pld_status_name(st),
-                pld_world_error(s->w));
+                *bench_runner_error() ? bench_runner_error() : pld_world_error(s->w));
         s->failures++;
         return;
     }
@@ -328,8 +368,8 @@ static void run_coll(bench_state *s, bench_coll c) {
     int64_t wrong = 0;
     int nsizes = c == BENCH_BARRIER ? 1 : s->nsizes;
     for (int i = 0; i < nsizes; i++) {
-        bench_shape sh;
-        bench_shape_make(c, s->p, esz, s->sizes[i], &sh);
+        bench_shape sh; /* of the largest groups (the world without --team) */
+        bench_shape_make(c, s->tmax, esz, s->sizes[i], &sh);
         if (sh.bytes == last) continue; /* rounding mapped two requested sizes to one shape */
         last = sh.bytes;
         progress(s, bench_coll_name(c), i, nsizes, sh.bytes);
@@ -339,62 +379,53 @@ static void run_coll(bench_state *s, bench_coll c) {
             progress_clear(s);
             fflush(stdout);
             fprintf(stderr, "pld bench: %s, %lld bytes: %s: %s\n", bench_coll_name(c),
-                    (long long)sh.bytes, pld_status_name(st), pld_world_error(s->w));
+                    (long long)sh.bytes, pld_status_name(st),
+                    *bench_runner_error() ? bench_runner_error() : pld_world_error(s->w));
             s->failures++;
             break;
         }
-        bench_row row = {.bytes = sh.bytes,
-                         .count = sh.count,
-                         .type = c == BENCH_BARRIER ? "-" : pld_dtype_name(o->sh.dtype),
-                         .redop = bench_coll_reduces(c) ? cli_op_name(op) : "none",
-                         .root = c == BENCH_BROADCAST ? (int)o->sh.root : -1,
-                         .time_us = res.time_ns / 1e3,
-                         .wrong = res.wrong,
-                         .card_ok = 1};
-        if (res.time_ns > 0 && sh.bytes > 0) {
-            row.algbw = (double)sh.bytes / res.time_ns;
-            row.busbw = row.algbw * bench_busbw_factor(c, s->p);
-        }
-        /* counters against the card, rank by rank */
-        uint64_t moved_all = 0;
-        int copiers = 0; /* ranks that copy at all: the threads the peak compares with */
-        for (int q = 0; q < s->p; q++) {
-            const pld_counters *k = &res.counters[q];
-            bench_card card;
-            bench_card_make(c, mode, s->p, q, (int)o->sh.root, &sh, esz, s->lim.ub_bytes, &card);
-            uint64_t n = res.ncalls, peer = (k->bytes_to_peers + k->bytes_from_peers) / n;
-            if (k->bytes_to_peers != card.to_peers * n ||
-                k->bytes_from_peers != card.from_peers * n || k->bytes_self != card.self * n)
-                row.card_ok = 0;
-            row.peer_bytes = peer > row.peer_bytes ? peer : row.peer_bytes;
-            uint64_t want = card.to_peers + card.from_peers;
-            row.card_bytes = want > row.card_bytes ? want : row.card_bytes;
-            row.self_bytes =
-                k->bytes_self / n > row.self_bytes ? k->bytes_self / n : row.self_bytes;
-            moved_all += k->bytes_to_peers + k->bytes_from_peers + k->bytes_self;
-            copiers += k->bytes_to_peers + k->bytes_from_peers + k->bytes_self > 0;
-        }
-        if (sh.bytes > 0) {
-            int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
-            row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
-            double gbs = (double)moved_all / (double)res.ncalls / res.time_ns;
-            row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
-        }
+        bench_row_spec rs = {.coll = c,
+                             .mode = mode,
+                             .dtype = o->sh.dtype,
+                             .op = op,
+                             .root = (int)o->sh.root,
+                             .p = s->p,
+                             .ub_bytes = s->lim.ub_bytes};
         progress_clear(s);
-        bench_table_row(stdout, &row, 1);
-        if (s->csv)
-            bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(mode),
-                          pld_world_transport(s->w), s->p, &row, 1);
+        for (int k = 0; k < res.nclass; k++) { /* the world, or each size of group */
+            const bench_class *cl = &res.cls[k];
+            bench_row row;
+            uint64_t moved;
+            int copiers; /* ranks that copy at all: the threads the peak compares with */
+            bench_row_make(&rs, &res, k, &row, &moved, &copiers);
+            if (row.bytes > 0 && cl->time_ns > 0) {
+                int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
+                row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
+                double gbs = (double)moved / (double)res.ncalls / cl->time_ns;
+                row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
+            }
+            if (s->team) {
+                row.team = o->team.text;
+                row.groups = cl->ngroups;
+            }
+            if (k == 0)
+                bench_table_row(stdout, &row, 1);
+            else
+                other_size_row(&row, cl);
+            if (s->csv)
+                bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(mode),
+                              pld_world_transport(s->w), s->team ? cl->t : s->p, &row, 1);
 #ifdef PLD_HAVE_MPI
-        if (o->vs_mpi) vs_mpi_row(s, c, &row, &vs);
+            if (o->vs_mpi) vs_mpi_row(s, c, &row, &vs);
 #endif
-        fflush(stdout);
-        if (!row.card_ok) s->card_mismatches++;
-        if (res.wrong > 0) wrong += res.wrong;
-        if (sh.bytes > 0) {
-            busbw_sum += row.busbw;
-            rows++;
+            if (!row.card_ok) s->card_mismatches++;
+            if (k == 0 && row.bytes > 0) {
+                busbw_sum += row.busbw;
+                rows++;
+            }
         }
+        fflush(stdout);
+        if (res.wrong > 0) wrong += res.wrong;
     }
     progress_clear(s);
     bench_runner_close(r);
@@ -462,13 +493,31 @@ int bench_main(int argc, char **argv) {
         s.progress_tty = 0;
         o.csv = NULL;
     }
-    if (o.sh.root >= s.p) {
+    int tmin = s.p;
+    s.tmax = s.p;
+    if (o.team.axis) {
+        char why[320];
+        st = bench_team_make(s.w, &o.team, &s.team, why, sizeof why);
+        if (st != PLD_OK) {
+            fprintf(stderr, "pld bench: %s\n%s", why,
+                    st == PLD_ERR_ARG ? "try 'pld bench --help'\n" : "");
+            pld_world_finalize(s.w);
+            return st == PLD_ERR_ARG ? CLI_EXIT_USAGE : 1;
+        }
+        bench_team_extent(s.w, s.team, &tmin, &s.tmax);
+    }
+    if (o.sh.root >= tmin) {
         for (int i = 0; i < o.ncoll; i++)
             if (o.coll[i] == BENCH_BROADCAST) {
-                fprintf(stderr,
-                        "pld bench: --root %lld is not a rank of P=%d\ntry 'pld bench "
-                        "--help'\n",
-                        (long long)o.sh.root, s.p);
+                if (s.team)
+                    fprintf(stderr,
+                            "pld bench: --root %lld is not a rank of every group of --team %s "
+                            "(the smallest has T=%d; the root is a group rank)\n",
+                            (long long)o.sh.root, o.team.text, tmin);
+                else
+                    fprintf(stderr, "pld bench: --root %lld is not a rank of P=%d\n",
+                            (long long)o.sh.root, s.p);
+                fprintf(stderr, "try 'pld bench --help'\n");
                 pld_world_finalize(s.w);
                 return CLI_EXIT_USAGE;
             }

@@ -22,6 +22,15 @@
  * are each rank's pld_ctx_counters just before its report, and cover
  * every call of it (warmup + iters + checked iters; barriers move no data).
  *
+ * Teams (spec.team): every rank runs the collective in its group's view
+ * (pld_team_ctx), all groups at once; the set-up barrier, the end of the
+ * warmup and the report are world-wide, on a world signal of their own,
+ * so that every group starts its timed loop together and each process can
+ * read every rank's report. The checked calls are filled with values that
+ * also name the group, so data that crosses groups is counted as wrong.
+ * Groups of one size T share a shape: the collective's buffers for a world
+ * of T (a class, bench_class; one class of T = P without a team).
+ *
  * Why a warmup time: on a machine with few cores the scheduler can start
  * two rank threads on one core, and a waiting rank that spins keeps its peer
  * off the core; the placement settles within tens of milliseconds. A count
@@ -45,7 +54,19 @@ typedef struct bench_spec {
     uint64_t warmup_ns;    /* and minimum warmup time (0: the count only) */
     int check;
     int inject; /* test hook: corrupt one result element on rank 0 in the first checked call */
+    const pld_team *team; /* NULL: the world; else every group of it at once */
 } bench_spec;
+
+/* The groups of one size T, and what they measured. */
+#define BENCH_MAX_CLASSES 4
+typedef struct bench_class {
+    int t;             /* group size */
+    int ngroups;       /* groups of that size */
+    bench_shape shape; /* bench_shape_make for P = t */
+    double time_ns;    /* per call: max over the ranks of these groups */
+    double time_ns_min;
+    int64_t wrong; /* -1 unchecked */
+} bench_class;
 
 typedef struct bench_result {
     bench_shape shape;
@@ -57,6 +78,12 @@ typedef struct bench_result {
     int64_t barriers;       /* pld_barrier calls of the kernel itself, same signal:
                                2(P-1) notifies and P-1 waits each */
     pld_counters *counters; /* per rank, whole launch (P entries, owned by the runner) */
+    /* per size class of groups, largest T first; without a team one class
+     * (T = P) whose shape, time and wrong are the fields above */
+    int nclass;
+    bench_class cls[BENCH_MAX_CLASSES];
+    const int *rank_class; /* world rank -> its class (P entries, owned by the runner) */
+    const int *group_rank; /* world rank -> its rank in its group */
 } bench_result;
 
 typedef struct bench_runner bench_runner;
@@ -71,10 +98,17 @@ typedef struct bench_bufs {
 } bench_bufs;
 typedef void (*bench_after_fn)(void *ctx, const bench_bufs *b);
 
-/* Signals and the kernel argument for one collective on world w. */
+/* Signals and the kernel argument for one collective on world w. Fails
+ * with PLD_ERR_ARG when spec->team leaves a rank in no group or has more
+ * than BENCH_MAX_CLASSES group sizes. */
 pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out);
-/* Runs one size (req bytes, see bench_shape_make); on failure the message is
- * pld_world_error(w). */
+/* Why the last bench_runner_open or bench_runner_size failed when the
+ * runner itself found the fault (the team above; a rank whose group view
+ * is not the group the team says); "" when the library did: then
+ * pld_world_error says why. */
+const char *bench_runner_error(void);
+/* Runs one size (req bytes, see bench_shape_make, per class with P = T);
+ * on failure the message is bench_runner_error() or pld_world_error(w). */
 pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out);
 void bench_runner_close(bench_runner *r);
 /* fn(ctx, ...) runs after each size's launch, before its buffers are freed,

@@ -179,8 +179,10 @@ void bench_table_row(FILE *out, const bench_row *r, int extended) {
 }
 
 void bench_csv_header(FILE *out) {
-    fprintf(out, "tool,collective,mode,transport,P,size,count,type,redop,root,time_us,algbw_gbs,"
-                 "busbw_gbs,wrong,peak_pct,memcpy_gbs,peer_bytes,card_bytes,self_bytes,card_ok\n");
+    fprintf(out,
+            "tool,collective,mode,transport,P,size,count,type,redop,root,time_us,algbw_gbs,"
+            "busbw_gbs,wrong,peak_pct,memcpy_gbs,peer_bytes,card_bytes,self_bytes,card_ok,team,"
+            "groups\n");
 }
 
 void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mode,
@@ -190,11 +192,15 @@ void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mo
             r->algbw, r->busbw);
     if (r->wrong >= 0) fprintf(out, "%lld", (long long)r->wrong);
     if (extended)
-        fprintf(out, ",%.2f,%.2f,%llu,%llu,%llu,%d\n", r->peak_pct, r->memcpy_gbs,
+        fprintf(out, ",%.2f,%.2f,%llu,%llu,%llu,%d", r->peak_pct, r->memcpy_gbs,
                 (unsigned long long)r->peer_bytes, (unsigned long long)r->card_bytes,
                 (unsigned long long)r->self_bytes, r->card_ok);
     else
-        fprintf(out, ",,,,,,\n");
+        fprintf(out, ",,,,,,");
+    if (r->team)
+        fprintf(out, ",%s,%d\n", r->team, r->groups);
+    else
+        fprintf(out, ",,\n");
 }
 
 uint64_t bench_now_ns(void) {

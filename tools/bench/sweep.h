@@ -78,11 +78,15 @@ typedef struct bench_row {
     double peak_pct, memcpy_gbs;
     uint64_t peer_bytes, card_bytes, self_bytes;
     int card_ok;
+    /* pld bench --team: the option ("x=2") and how many groups of this
+     * row's size ran (the CSV's P is then the group size); NULL: the world */
+    const char *team;
+    int groups;
 } bench_row;
 void bench_table_row(FILE *out, const bench_row *r, int extended);
 
 /* CSV: one header, one line per row; tool is "pld" or "mpi". pld-only
- * fields are left empty for MPI. */
+ * fields are left empty for MPI, and team and groups for world runs. */
 void bench_csv_header(FILE *out);
 void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mode,
                    const char *transport, int p, const bench_row *r, int extended);

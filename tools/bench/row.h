@@ -1,0 +1,31 @@
+/* One row of pld bench's table from one launch: the columns of one class
+ * of groups (the whole world without --team) and its ranks' byte counters
+ * against their cost cards. */
+#ifndef PLD_TOOLS_ROW_H
+#define PLD_TOOLS_ROW_H
+
+#include "cost.h"
+#include "run.h"
+#include "sweep.h"
+
+/* What the row needs besides the result. */
+typedef struct bench_row_spec {
+    bench_coll coll;
+    bench_mode mode; /* resolved */
+    pld_dtype dtype;
+    pld_reduce_op op;
+    int root;        /* broadcast: a group rank */
+    int p;           /* world size */
+    size_t ub_bytes; /* the profile's UB per core (mesh allreduce chunks) */
+} bench_row_spec;
+
+/* Row of class k of res: size, count, time (slowest rank of the class),
+ * algbw and busbw with n = the class's T, #wrong, the largest per-rank
+ * peer and self bytes and card, card_ok (every rank of the class equals
+ * its card, from its group rank in a world of T). *moved: bytes the ranks
+ * of the class copied in the whole launch (res->ncalls calls); *copiers:
+ * how many of them copy at all (for %peak, which the caller adds). */
+void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, bench_row *row,
+                    uint64_t *moved, int *copiers);
+
+#endif
