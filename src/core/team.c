@@ -15,7 +15,6 @@
 #include "core/handles.h"
 #include "core/team.h"
 
-
 /* ---- the world's list of teams ---------------------------------------- */
 
 /* The table lives where ranks read it too (a worker process gets the
@@ -103,8 +102,6 @@ static int slot_order(const void *a, const void *b)
     return (x->prank > y->prank) - (x->prank < y->prank);
 }
 
-/* A team from each member's (parent group, color, key): slots of ranks in
- * no group have color < 0. Takes ownership of nothing. */
 /* The checkers' windows of a team (freed with it, or with the world). */
 static void release_windows(pld_world *w, pld_team *t)
 {
@@ -116,6 +113,8 @@ static void release_windows(pld_world *w, pld_team *t)
     t->check_signal.buf = NULL;
 }
 
+/* A team from each member's (parent group, color, key): slots of ranks in
+ * no group have color < 0. Takes ownership of nothing. */
 static pld_status build(pld_world *w, const char *api, slot *s, int n, const char *name,
                         pld_team **out)
 {
@@ -160,10 +159,12 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
     if (st == PLD_OK)
         st = pld__signal_check_team_init(w, t);
     if (st != PLD_OK) {
+        char why[512]; /* the window's own message, before it is overwritten */
+        snprintf(why, sizeof why, "%.500s", w->errmsg);
         release_windows(w, t);
         t->live = 0;
         return pld__world_fail(w, st, "%s: the checkers' windows for team '%s': %s", api,
-                               t->name, w->errmsg);
+                               t->name, why);
     }
     *out = t;
     return PLD_OK;
