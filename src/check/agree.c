@@ -188,8 +188,9 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
         snprintf(out, n,
                  "%s (device %d) has not yet entered builtin call %llu, but a notify from "
                  "it arrived: the signal holds credits of an earlier call -- hand-written "
-                 "notifies on its cells, or an aborted launch (pld_window_buffer_reset clears "
-                 "the signal)",
+                 "notifies on its cells, calls of another team (or of the world) on the same "
+                 "signal while this group's calls run (each team needs a signal of its own), or "
+                 "an aborted launch (pld_window_buffer_reset clears the signal)",
                  who, dev, (unsigned long long)mine->seq);
         return 1;
     }

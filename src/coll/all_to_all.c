@@ -20,16 +20,17 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     pld__coll_check_signal(c, api, signal, 1);
     int p = c->nranks;
     if (target.shape[0] != p)
-        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; its first dim must be P=%d",
+        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; its first dim must be %s=%d",
                     target.buf->name, pld__fmt_dims(dims, sizeof dims, target.shape, target.ndim),
-                    p);
+                    pld__pname(c), p);
     if (input.dtype != target.dtype)
         pld__kraise(c, PLD_ERR_ARG, api, "input is %s but target '%s' is %s",
                     pld_dtype_name(input.dtype), target.buf->name, pld_dtype_name(target.dtype));
     int64_t s = pld__dtensor_numel(target) / p;
     if (input.shape[0] != p || pld_tensor_numel(input) != pld__dtensor_numel(target))
-        pld__kraise(c, PLD_ERR_ARG, api, "input %s must be [P=%d, %lld] like target '%s'",
-                    pld__fmt_dims(dims, sizeof dims, input.shape, input.ndim), p, (long long)s,
+        pld__kraise(c, PLD_ERR_ARG, api, "input %s must be [%s=%d, %lld] like target '%s'",
+                    pld__fmt_dims(dims, sizeof dims, input.shape, input.ndim), pld__pname(c), p,
+                    (long long)s,
                     target.buf->name);
     if (pld__tensor_in_window(c, input, target.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api,

@@ -33,9 +33,9 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
     pld__check_dtensor(c, api, "recv_counts", recv_counts);
     pld__coll_check_signal(c, api, signal, 1);
     if (target.ndim != 2 || target.shape[0] % p != 0)
-        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; it must be [P*M, S] with P=%d",
+        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; it must be [P*M, S] with %s=%d",
                     target.buf->name, pld__fmt_dims(dims, sizeof dims, target.shape, target.ndim),
-                    p);
+                    pld__pname(c), p);
     int64_t m = target.shape[0] / p, s = target.shape[1];
     if (input.dtype != target.dtype || input.ndim != 2 || input.shape[0] != target.shape[0] ||
         input.shape[1] != s)
@@ -46,13 +46,13 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
                     pld__fmt_dims((char[96]){0}, 96, target.shape, target.ndim));
     if (send_counts.dtype != PLD_INT32 || pld_tensor_numel(send_counts) != p ||
         (send_counts.ndim == 2 && send_counts.shape[1] != 1) || send_counts.ndim > 2)
-        pld__kraise(c, PLD_ERR_ARG, api, "send_counts must be INT32 [P] or [P,1] with P=%d (got %s %s)",
-                    p, pld_dtype_name(send_counts.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api, "send_counts must be INT32 [P] or [P,1] with %s=%d (got %s %s)",
+                    pld__pname(c), p, pld_dtype_name(send_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, send_counts.shape, send_counts.ndim));
     if (recv_counts.dtype != PLD_INT32 || recv_counts.ndim != 2 || recv_counts.shape[0] != p ||
         recv_counts.shape[1] != 1)
-        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts '%s' must be INT32 [P,1] with P=%d (got %s %s)",
-                    recv_counts.buf->name, p, pld_dtype_name(recv_counts.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts '%s' must be INT32 [P,1] with %s=%d (got %s %s)",
+                    recv_counts.buf->name, pld__pname(c), p, pld_dtype_name(recv_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, recv_counts.shape, recv_counts.ndim));
     if (pld__tensor_in_window(c, input, target.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api, "input lies inside target window '%s'",

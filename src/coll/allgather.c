@@ -16,9 +16,9 @@ static int64_t check_target(pld_ctx *c, const char *api, pld_dtensor target)
     char dims[96];
     pld__check_dtensor(c, api, "target", target);
     if (target.shape[0] != c->nranks)
-        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; its first dim must be P=%d",
+        pld__kraise(c, PLD_ERR_ARG, api, "target '%s' is %s; its first dim must be %s=%d",
                     target.buf->name, pld__fmt_dims(dims, sizeof dims, target.shape, target.ndim),
-                    c->nranks);
+                    pld__pname(c), c->nranks);
     return pld__dtensor_numel(target) / c->nranks;
 }
 

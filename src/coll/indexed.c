@@ -21,13 +21,14 @@ void pld__indexed_check(pld_ctx *c, const char *api, pld_dtensor signal, pld_dte
                     signal.buf->name);
     pld__coll_check_signal(c, api, signal, core_num);
     if (index.dtype != PLD_INT32 || index.ndim != 2 || index.shape[0] != p)
-        pld__kraise(c, PLD_ERR_ARG, api, "index must be INT32 [P=%d, C] (got %s %s)", p,
+        pld__kraise(c, PLD_ERR_ARG, api, "index must be INT32 [%s=%d, C] (got %s %s)",
+                    pld__pname(c), p,
                     pld_dtype_name(index.dtype),
                     pld__fmt_dims(dims, sizeof dims, index.shape, index.ndim));
     if (send_counts.dtype != PLD_INT32 || send_counts.ndim != 2 || send_counts.shape[0] != p ||
         send_counts.shape[1] != 1)
-        pld__kraise(c, PLD_ERR_ARG, api, "send_counts '%s' must be INT32 [P=%d, 1] (got %s %s)",
-                    send_counts.buf->name, p, pld_dtype_name(send_counts.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api, "send_counts '%s' must be INT32 [%s=%d, 1] (got %s %s)",
+                    send_counts.buf->name, pld__pname(c), p, pld_dtype_name(send_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, send_counts.shape, send_counts.ndim));
     out->nmax = nmax;
     out->h = h;

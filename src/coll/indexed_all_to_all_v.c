@@ -153,7 +153,8 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
                     (long long)input.shape[1]);
     if (recv_counts.dtype != PLD_INT32 || pld_tensor_numel(recv_counts) != p ||
         recv_counts.ndim > 2 || (recv_counts.ndim == 2 && recv_counts.shape[1] != 1))
-        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts must be INT32 [P=%d, 1] (got %s %s)", p,
+        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts must be INT32 [%s=%d, 1] (got %s %s)",
+                    pld__pname(c), p,
                     pld_dtype_name(recv_counts.dtype),
                     pld__fmt_dims(dims2, sizeof dims2, recv_counts.shape, recv_counts.ndim));
     if (target.buf == signal.buf || target.buf == send_counts.buf)

@@ -83,8 +83,8 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
                     (long long)(p * a.ix.cap), (long long)a.ix.h);
     if (weights.dtype != PLD_FP32 || weights.ndim != 2 || weights.shape[0] != p ||
         weights.shape[1] != a.ix.cap)
-        pld__kraise(c, PLD_ERR_ARG, api, "weights must be fp32 [P=%d, C=%lld] like index (got %s %s)",
-                    p, (long long)a.ix.cap, pld_dtype_name(weights.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api, "weights must be fp32 [%s=%d, C=%lld] like index (got %s %s)",
+                    pld__pname(c), p, (long long)a.ix.cap, pld_dtype_name(weights.dtype),
                     pld__fmt_dims(dims, sizeof dims, weights.shape, weights.ndim));
     if (expert_out.buf == signal.buf || expert_out.buf == send_counts.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api,

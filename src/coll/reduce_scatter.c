@@ -44,9 +44,9 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
         pld__kraise(c, PLD_ERR_UNSUPPORTED, api, "reduce_scatter supports Sum only (op %d)",
                     (int)op);
     if (data.shape[0] != c->nranks)
-        pld__kraise(c, PLD_ERR_ARG, api, "data '%s' is %s; its first dim must be P=%d",
+        pld__kraise(c, PLD_ERR_ARG, api, "data '%s' is %s; its first dim must be %s=%d",
                     data.buf->name, pld__fmt_dims(dims, sizeof dims, data.shape, data.ndim),
-                    c->nranks);
+                    pld__pname(c), c->nranks);
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);

@@ -350,6 +350,11 @@ static inline int pld__wpeer(const pld_ctx *c, int peer)
 /* What c's ranks are, for messages: "this world" or "the group of team
  * 'tp'" (core/team_ctx.c). */
 const char *pld__ctx_scope(const pld_ctx *c, char *buf, size_t n);
+/* The name of c's rank count in messages: T in a team view, P otherwise. */
+static inline const char *pld__pname(const pld_ctx *c)
+{
+    return c->team ? "T" : "P";
+}
 
 /* Raises a kernel error: records the message (first error of the group
  * wins), aborts the group and ends this rank's kernel. `api` is the public
