@@ -390,33 +390,40 @@ int pld__agree_after_abort(pld_world *w, char *out, size_t n)
     /* A builtin that was in flight when the launch aborted left credits in
      * its signal, which the next call would take for arrivals. Clear every
      * such signal on the ranks this host reaches (all of them on the thread
-     * and process transports), once, whichever group or team used it. */
-    unsigned char *done = calloc((size_t)w->nwindows + 1, 1);
-    if (!done)
+     * and process transports), once, whichever group or team used it.
+     * Which signals were in flight is read from every rank whose slots are
+     * mapped here, and under MPI the processes then pool what they found:
+     * a rank that failed before it entered the call holds credits its peers
+     * sent for it, and only their fingerprints say so. (No peer can send
+     * new credits meanwhile: a launch starts with a barrier of every
+     * process, and this runs in every process after the same launch.) */
+    unsigned char *inflight = calloc((size_t)w->nwindows + 1, 1);
+    if (!inflight)
         return 0;
-    int cleared = 0;
-    size_t used = 0;
-    out[0] = '\0';
     for (int k = -1; k < w->nteams; k++) {
         const struct pld_team *t;
         pld_window_buffer *b = channel(w, k, &t);
         for (int r = 0; b && r < w->nranks; r++) {
             pld__fp_wire x;
-            if (!pld_world_hosts_rank(w, r) || !latest(w, b, r, &x))
-                continue;
-            pld_window_buffer *sig = x.signal >= 0 && x.signal < w->nwindows
-                                         ? w->windows[x.signal]
-                                         : NULL;
-            if (!sig || sig->id == w->sh->agree_win || done[sig->id])
-                continue;
-            done[sig->id] = 1;
-            pld__window_zero(w, sig);
-            cleared++;
-            if (used < n)
-                used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",
-                                         sig->name);
+            if (latest(w, b, r, &x) && x.signal >= 0 && x.signal < w->nwindows)
+                inflight[x.signal] = 1;
         }
     }
-    free(done);
+    if (w->tp->host_union(w, inflight, (size_t)w->nwindows) != 0)
+        memset(inflight, 0, (size_t)w->nwindows); /* nothing cleared rather than half */
+    int cleared = 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int id = 0; id < w->nwindows; id++) {
+        pld_window_buffer *sig = w->windows[id];
+        if (!inflight[id] || !sig || id == w->sh->agree_win)
+            continue;
+        pld__window_zero(w, sig);
+        cleared++;
+        if (used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s'%s'", cleared > 1 ? ", " : "",
+                                     sig->name);
+    }
+    free(inflight);
     return cleared;
 }

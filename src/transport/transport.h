@@ -137,6 +137,9 @@ typedef struct pld_transport_ops {
     /* 1 if every process of the world passed the same value (collective
      * under mpi; one process elsewhere: always 1). */
     int (*host_agree)(pld_world *w, uint64_t value);
+    /* bits[0, n) becomes the bitwise OR of every process's bits (collective
+     * under mpi; one process elsewhere: unchanged). 0 on success. */
+    int (*host_union)(pld_world *w, unsigned char *bits, size_t n);
 } pld_transport_ops;
 
 /* 1 if old + value does not fit in int32 (the AtomicAdd of signal_update). */
@@ -161,6 +164,7 @@ int pld__tp_sleep_nap(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns); /* slee
 void pld__tp_sleep_end_none(pld_ctx *c);         /* sleep_end: nothing */
 int pld__tp_no_peer_failure(pld_ctx *c);         /* peer_failed: 0 */
 int pld__tp_one_host_agrees(pld_world *w, uint64_t value); /* host_agree: 1 (one host) */
+int pld__tp_one_host_union(pld_world *w, unsigned char *bits, size_t n); /* host_union: as is */
 
 extern const pld_transport_ops pld__tp_thread_ops;
 extern const pld_transport_ops pld__tp_process_ops;

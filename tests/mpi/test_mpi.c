@@ -284,7 +284,7 @@ typedef struct fail_arg {
     int what;
 } fail_arg;
 
-enum { FAIL_RANK, FAIL_BAD_PEER, FAIL_TIMEOUT, FAIL_OVERFLOW, FAIL_NONE };
+enum { FAIL_RANK, FAIL_BAD_PEER, FAIL_TIMEOUT, FAIL_OVERFLOW, FAIL_BEFORE_BARRIER, FAIL_NONE };
 
 static void fail_kernel(pld_ctx *c, void *p)
 {
@@ -309,6 +309,11 @@ static void fail_kernel(pld_ctx *c, void *p)
         if (r == 0)
             for (int i = 0; i < 2; i++)
                 pld_notify(c, a->sig, n - 1, PLD_IDX(0, 0), 2147483647, PLD_NOTIFY_ATOMIC_ADD);
+        break;
+    case FAIL_BEFORE_BARRIER: /* the last rank fails before the barrier the others are in */
+        if (r == n - 1)
+            pld_fail(c, "boom before the barrier");
+        pld_barrier(c, a->sig);
         break;
     default:
         pld_barrier(c, a->sig);
@@ -354,6 +359,19 @@ static void test_failures(int np)
     if (me == np - 1)
         CHECK(*(int32_t *)(void *)own(w, a->sig) == 2147483647, "cell after the failed add: %d",
               *(int32_t *)(void *)own(w, a->sig));
+
+    /* The peers' credits for the rank that failed before the barrier sit in
+     * that rank's slice: its process never entered the call, yet the signal
+     * is cleared there too (from the peers' fingerprints), so the next
+     * barriers on it work with no reset in between. */
+    pld_window_buffer_reset(w, sb);
+    a->what = FAIL_BEFORE_BARRIER;
+    CHECK(pld_launch(w, fail_kernel, a) == PLD_ERR_CHECK, "fail before a barrier: %s",
+          pld_world_error(w));
+    a->what = FAIL_NONE;
+    for (int i = 0; i < 5; i++)
+        CHECK(pld_launch(w, fail_kernel, a) == PLD_OK, "barrier %d after a rank failed before it: %s",
+              i, pld_world_error(w));
 
     /* the world still works */
     pld_window_buffer_reset(w, sb);

@@ -337,6 +337,17 @@ static int tp_mpi_host_agree(pld_world *w, uint64_t value)
     return v[0] == value && v[1] == ~value;
 }
 
+static int tp_mpi_host_union(pld_world *w, unsigned char *bits, size_t n)
+{
+    tp_mpi_state *s = w->tp_state;
+    if (n > (size_t)INT_MAX)
+        return -1;
+    return MPI_Allreduce(MPI_IN_PLACE, bits, (int)n, MPI_UNSIGNED_CHAR, MPI_BOR, s->comm) ==
+                   MPI_SUCCESS
+               ? 0
+               : -1;
+}
+
 static void tp_mpi_hosted(const pld_world *w, int *first, int *count)
 {
     *first = tp_mpi_state_of(w)->rank;
@@ -490,6 +501,7 @@ const pld_transport_ops pld__tp_mpi_ops = {
     .abort = pld__mpi_abort,
     .peer_failed = pld__mpi_peer_failed,
     .host_agree = tp_mpi_host_agree,
+    .host_union = tp_mpi_host_union,
     /* no CAP_DEADLOCK: a peer's windows and agent states are not all
      * visible here; CAP_WAKE: none */
     .caps = 0,

@@ -528,5 +528,6 @@ const pld_transport_ops pld__tp_process_ops = {
     /* a dead worker reaches abort_status through the host's reaper */
     .peer_failed = pld__tp_no_peer_failure,
     .host_agree = pld__tp_one_host_agrees,
+    .host_union = pld__tp_one_host_union,
     .caps = PLD__TP_CAP_WAKE | PLD__TP_CAP_DEADLOCK,
 };
