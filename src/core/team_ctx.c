@@ -33,7 +33,7 @@ static struct pld__views *views_of(pld_ctx *a)
 {
     if (!a->views) {
         pld_world *w = a->w;
-        if (!w->agent_views) /* made by the first agent of this process, once */
+        if (!w->agent_views) /* made at world init (pld__views_init) */
             pld__kraise(a, PLD_ERR_SYSTEM, "pld_team_ctx", "no view table for this world");
         a->views = &w->agent_views[a->wrank * w->sh->cores + a->core];
     }
