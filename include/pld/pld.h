@@ -44,6 +44,8 @@ typedef struct pld_config {
     const char *trace_path; /* NULL -> env PLD_TRACE; Chrome/Perfetto JSON */
     unsigned check;         /* PLD_CHECK_* bits, OR-ed with env PLD_CHECK */
     int ir;                 /* print rank 0's lowering listing after each launch */
+    const char *ir_svg;     /* NULL -> env PLD_IR_SVG; every rank's lowering as an SVG
+                               sequence diagram, rewritten after each launch */
 } pld_config;
 
 /* Creates a world. cfg may be NULL (all defaults). Errors:
@@ -54,8 +56,8 @@ typedef struct pld_config {
 pld_status pld_world_init(pld_world **out, const pld_config *cfg);
 
 /* Like pld_world_init, configured from the command line. Consumes
- * -p/--platform X, -d/--device X, --transport X and --ir (also in the
- * --opt=X form) and leaves every other argument in place. */
+ * -p/--platform X, -d/--device X, --transport X, --ir and --ir-svg FILE
+ * (also in the --opt=X form) and leaves every other argument in place. */
 pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
 
 /* Message of the last failed pld_world_init on this thread ("" if none),

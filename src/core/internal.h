@@ -218,6 +218,8 @@ struct pld_world {
     unsigned check;
     int ir_print;                /* print the listing after each launch */
     _Atomic int ir_on;           /* record rank 0's operations */
+    char *ir_svg_path;           /* --ir-svg: every rank records, the host draws */
+    struct pld__svg *svg;        /* the diagrams of past launches (host) */
     char *trace_path;
     char *trace_text;            /* events of past launches (host) */
     size_t trace_len, trace_cap;
@@ -314,6 +316,7 @@ struct pld_ctx {
     const char *scope[4];        /* enclosing builtin calls, for messages */
     int depth;
     pld__ir *ir;                 /* non-NULL on rank 0 when recording */
+    struct pld__rec *rec;        /* non-NULL on every rank's core 0 under --ir-svg */
     pld__trace_buf *trace;       /* non-NULL when tracing */
     uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
     unsigned obs;                /* PLD__OBS_* observers, chosen when the agent starts

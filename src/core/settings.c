@@ -5,6 +5,7 @@
  *   PLD_DEBUG            choice    OFF | WARN | INFO | TRACE logging to stderr
  *   PLD_TRACE            path      Chrome trace output file
  *   PLD_IR               bool      1: print rank 0's lowering listing after each launch
+ *   PLD_IR_SVG           path      every rank's lowering as an SVG sequence diagram
  *   PLD_SCHED            seed      run launches under the schedule explorer
  *                                  (src/check/explore.c; thread and process transports)
  *   PLD_UB_BYTES         bytes     on-core buffer per core (profile default 192 KiB)
@@ -88,6 +89,11 @@ static const pld__setting table[PLD__S_COUNT_] = {
                    .dflt = 0,
                    .dflt_text = "0",
                    .doc = "1: print rank 0's lowering listing after each launch (as --ir)"},
+    [PLD__S_IR_SVG] = {.name = "PLD_IR_SVG",
+                       .type = PLD__SET_PATH,
+                       .dflt_text = "no diagram",
+                       .doc = "draw every rank's lowering of each launch as an SVG sequence "
+                              "diagram in this file (as --ir-svg; pld_config.ir_svg wins)"},
     [PLD__S_SCHED] = {.name = "PLD_SCHED",
                       .type = PLD__SET_SEED,
                       .dflt_text = "off",

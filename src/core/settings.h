@@ -36,6 +36,7 @@ typedef enum pld__setting_id {
     PLD__S_DEBUG,
     PLD__S_TRACE,
     PLD__S_IR,
+    PLD__S_IR_SVG,
     PLD__S_SCHED,
     PLD__S_UB_BYTES,
     PLD__S_URMA_SQ_DEPTH,
