@@ -8,8 +8,10 @@ pld_deps() {
     local want=(gcc make cmake pkg-config)
     if [ "${1:-build}" = test ]; then
         # clang + libclang-rt-dev: the libFuzzer harness (tests/fuzz); clang
-        # only recommends the runtime that holds libFuzzer
-        want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev)
+        # only recommends the runtime that holds libFuzzer; doxygen and
+        # groff-base: the API reference and the pld(1) page (tests/docs)
+        want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev
+               doxygen groff-base)
     fi
     local missing=()
     for p in "${want[@]}"; do
