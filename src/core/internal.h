@@ -61,13 +61,32 @@ int pld__pin_rank(int rank);
 /* ---- logging (src/core/log.c) ------------------------------------------- */
 
 enum { PLD__LOG_OFF = 0, PLD__LOG_WARN = 1, PLD__LOG_INFO = 2, PLD__LOG_TRACE = 3 };
+/* PLD_DEBUG_SUBSYS bits: what a line is about */
+enum { PLD__SUB_INIT = 1, PLD__SUB_COLL = 2, PLD__SUB_TRANSPORT = 4, PLD__SUB_CHECK = 8 };
 int pld__log_level(void);
+/* 1 when lines of this level and subsystem are written */
+int pld__log_on(int level, unsigned subsys);
+/* rank -1: the host side ([host], or under mpi the process's own rank) */
 void pld__log(int level, int rank, const char *fmt, ...) PLD__PRINTF(3, 4);
-#define PLD__LOG(lvl, rank, ...)                                                                   \
+#define PLD__LOGS(lvl, sub, rank, ...)                                                             \
     do {                                                                                           \
-        if (PLD__UNLIKELY(pld__log_level() >= (lvl)))                                              \
+        if (PLD__UNLIKELY(pld__log_on((lvl), (sub))))                                              \
             pld__log((lvl), (rank), __VA_ARGS__);                                                  \
     } while (0)
+/* a line of the COLL subsystem (kernels and launches) */
+#define PLD__LOG(lvl, rank, ...) PLD__LOGS((lvl), PLD__SUB_COLL, (rank), __VA_ARGS__)
+/* World init: PLD_DEBUG and PLD_DEBUG_SUBSYS are read again (the first
+ * line of a process read them before). */
+void pld__log_reload(void);
+/* The rank this process's host side speaks as in log lines (-1: [host]). */
+void pld__log_host_rank(int rank);
+/* PLD_DEBUG_FILE's name with %h and %p filled in. */
+const char *pld__log_path(const char *pattern, char *out, size_t n);
+/* -1 with msg set when logging is on and PLD_DEBUG_FILE cannot be opened. */
+int pld__log_check_file(char *msg, size_t msgsz);
+/* PLD_DEBUG=TRACE: a line per builtin and primitive call naming the call
+ * and where it was called from (pld_ctx.log_calls). */
+void pld__log_call(const pld_ctx *c, const char *api, const void *ret);
 
 /* ---- shared control state ----------------------------------------------- */
 
@@ -328,6 +347,7 @@ struct pld_ctx {
     uint64_t sched_rng;          /* process transport: this rank's perturbation stream */
     uint64_t agree_calls;        /* builtin calls of this rank in this launch */
     int agree_pending;           /* published, not yet compared */
+    int log_calls;               /* PLD_DEBUG=TRACE with COLL: log every call */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so
@@ -342,6 +362,8 @@ PLD__NORETURN void pld__retired_ctx(const pld_ctx *c, const char *api);
             pld__null_ctx(api);                                                                    \
         if (PLD__UNLIKELY((c)->retired))                                                           \
             pld__retired_ctx((c), api);                                                            \
+        if (PLD__UNLIKELY((c)->log_calls))                                                         \
+            pld__log_call((c), api, __builtin_return_address(0));                                  \
     } while (0)
 
 /* The world rank of a peer given in c's terms (a group rank in a view).

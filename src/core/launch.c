@@ -48,7 +48,7 @@ static void kformat(pld_ctx *c, const char *api, char *msg, size_t size, const c
 
 static PLD__NORETURN void kraise_msg(pld_ctx *c, pld_status st, const char *msg)
 {
-    PLD__LOG(PLD__LOG_WARN, c->wrank, "%s: %s", pld_status_name(st), msg);
+    PLD__LOGS(PLD__LOG_WARN, PLD__SUB_COLL, c->wrank, "%s: %s", pld_status_name(st), msg);
     pld__group_fail(c->w, st, msg);
     longjmp(c->agent->jb, 1);
 }

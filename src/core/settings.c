@@ -3,6 +3,8 @@
  *   PLD_WAIT_TIMEOUT_MS  duration  single-wait timeout (default 60000 ms)
  *   PLD_CHECK            flags     signals, race, noargs (agreement check off), all
  *   PLD_DEBUG            choice    OFF | WARN | INFO | TRACE logging to stderr
+ *   PLD_DEBUG_FILE       path      the log's file instead (%h host, %p pid)
+ *   PLD_DEBUG_SUBSYS     flags     INIT, COLL, TRANSPORT, CHECK, ALL; ^ excludes
  *   PLD_TRACE            path      Chrome trace output file
  *   PLD_IR               bool      1: print rank 0's lowering listing after each launch
  *   PLD_IR_SVG           path      every rank's lowering as an SVG sequence diagram
@@ -44,6 +46,16 @@ static const pld__setting_word check_words[] = {
     {NULL, 0},
 };
 
+/* as NCCL_DEBUG_SUBSYS: upper case, ALL the default, ^ to exclude */
+static const pld__setting_word subsys_words[] = {
+    {"INIT", PLD__SUB_INIT},
+    {"COLL", PLD__SUB_COLL},
+    {"TRANSPORT", PLD__SUB_TRANSPORT},
+    {"CHECK", PLD__SUB_CHECK},
+    {"ALL", PLD__SUB_INIT | PLD__SUB_COLL | PLD__SUB_TRANSPORT | PLD__SUB_CHECK},
+    {NULL, 0},
+};
+
 static const pld__setting_word debug_words[] = {
     {"OFF", PLD__LOG_OFF},
     {"WARN", PLD__LOG_WARN},
@@ -77,8 +89,26 @@ static const pld__setting table[PLD__S_COUNT_] = {
                       .words = debug_words,
                       .dflt = PLD__LOG_OFF,
                       .dflt_text = "OFF",
-                      .doc = "log to stderr with a 'pld:rank N:' prefix, at this level and "
-                             "below"},
+                      .doc = "log at this level and below, each line "
+                             "'host:pid:tid [rank N] pld LEVEL ...' as NCCL_DEBUG's; TRACE "
+                             "adds a line per builtin and primitive call with its call site"},
+    [PLD__S_DEBUG_FILE] = {.name = "PLD_DEBUG_FILE",
+                           .type = PLD__SET_PATH,
+                           .escapes = "hp%",
+                           .dflt_text = "stderr",
+                           .doc = "write the PLD_DEBUG lines to this file instead of stderr; "
+                                  "%h is the host name, %p the process id (as "
+                                  "NCCL_DEBUG_FILE)"},
+    [PLD__S_DEBUG_SUBSYS] = {.name = "PLD_DEBUG_SUBSYS",
+                             .type = PLD__SET_FLAGS,
+                             .words = subsys_words,
+                             .caret = 1,
+                             .dflt = PLD__SUB_INIT | PLD__SUB_COLL | PLD__SUB_TRANSPORT |
+                                     PLD__SUB_CHECK,
+                             .dflt_text = "ALL",
+                             .doc = "the subsystems PLD_DEBUG logs: INIT (worlds), COLL "
+                                    "(launches, calls), TRANSPORT, CHECK (checkers); ^INIT,COLL "
+                                    "logs all but those (as NCCL_DEBUG_SUBSYS)"},
     [PLD__S_TRACE] = {.name = "PLD_TRACE",
                       .type = PLD__SET_PATH,
                       .dflt_text = "no trace",
@@ -218,13 +248,14 @@ const char *pld__setting_accepted(pld__setting_id id, char *buf, size_t n)
         snprintf(buf, n, "0 or 1");
         break;
     case PLD__SET_FLAGS:
-        snprintf(buf, n, "%s, comma-separated", fmt_words(s->words, ", ", words, sizeof words));
+        snprintf(buf, n, "%s, comma-separated%s", fmt_words(s->words, ", ", words, sizeof words),
+                 s->caret ? "; a leading ^ excludes them" : "");
         break;
     case PLD__SET_CHOICE:
         snprintf(buf, n, "one of %s", fmt_words(s->words, ", ", words, sizeof words));
         break;
     case PLD__SET_PATH:
-        snprintf(buf, n, "a file path");
+        snprintf(buf, n, "a file path%s", s->escapes ? "; %h: host name, %p: process id" : "");
         break;
     case PLD__SET_SEED:
         snprintf(buf, n, "an integer 0..%" PRIu64 ", decimal or 0x hex", UINT64_MAX);
@@ -451,7 +482,8 @@ pld_status pld__setting_parse(pld__setting_id id, const char *text, pld__setting
         break;
     case PLD__SET_FLAGS: {
         v.num = 0;
-        for (const char *w = text;; w++) {
+        int except = s->caret && text[0] == '^';
+        for (const char *w = text + except;; w++) {
             size_t len = strcspn(w, ",");
             const pld__setting_word *f = find_word(s->words, w, len);
             if (!len)
@@ -463,6 +495,12 @@ pld_status pld__setting_parse(pld__setting_id id, const char *text, pld__setting
             w += len;
             if (!*w)
                 break;
+        }
+        if (except) { /* every word's bits but the ones named */
+            int64_t all = 0;
+            for (const pld__setting_word *f = s->words; f->word; f++)
+                all |= f->value;
+            v.num = all & ~v.num;
         }
         break;
     }
@@ -485,6 +523,10 @@ pld_status pld__setting_parse(pld__setting_id id, const char *text, pld__setting
         break;
     }
     case PLD__SET_PATH:
+        for (const char *p = text; s->escapes && (p = strchr(p, '%')); p += 2)
+            if (!p[1] || !strchr(s->escapes, p[1]))
+                return bad(id, text, msg, msgsz, "unknown escape '%%%.1s'", p + 1);
+        break;
     case PLD__SET_NAME:
         break;
     }

@@ -34,6 +34,8 @@ typedef enum pld__setting_id {
     PLD__S_WAIT_TIMEOUT_MS,
     PLD__S_CHECK,
     PLD__S_DEBUG,
+    PLD__S_DEBUG_FILE,
+    PLD__S_DEBUG_SUBSYS,
     PLD__S_TRACE,
     PLD__S_IR,
     PLD__S_IR_SVG,
@@ -64,6 +66,8 @@ typedef struct pld__setting {
     const char *dflt_text;          /* the default as users read it */
     const pld__setting_word *words; /* FLAGS, CHOICE: {NULL, 0}-terminated */
     int test_only;                  /* read by the test library pld_mutants only */
+    int caret;                      /* FLAGS: a leading ^ means every word but these */
+    const char *escapes;            /* PATH: the letters allowed after a % ("hp") */
     const char *doc;                /* one line */
 } pld__setting;
 

@@ -25,6 +25,10 @@ pld_status pld__world_settings(pld_world *w, const pld_config *cfg, int nlaunche
      * program does not reach yet is still a typo */
     if (pld__settings_check(msg, sizeof msg) != PLD_OK)
         return pld__init_fail(PLD_ERR_ARG, "pld_world_init: %s", msg);
+    /* a log file that cannot be opened is found now, not as lines lost */
+    pld__log_reload();
+    if (pld__log_check_file(msg, sizeof msg) != 0)
+        return pld__init_fail(PLD_ERR_ARG, "pld_world_init: %s", msg);
     if (cfg->wait_timeout_ms < 0)
         return pld__init_fail(PLD_ERR_ARG, "pld_world_init: wait_timeout_ms %d is negative",
                               cfg->wait_timeout_ms);

@@ -23,7 +23,7 @@ pld_status pld__init_fail(pld_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(init_errmsg, sizeof init_errmsg, fmt, ap);
     va_end(ap);
-    PLD__LOG(PLD__LOG_WARN, -1, "%s", init_errmsg);
+    PLD__LOGS(PLD__LOG_WARN, PLD__SUB_INIT, -1, "%s", init_errmsg);
     return st;
 }
 
@@ -33,7 +33,7 @@ pld_status pld__world_fail(pld_world *w, pld_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
     va_end(ap);
-    PLD__LOG(PLD__LOG_WARN, -1, "%s", w->errmsg);
+    PLD__LOGS(PLD__LOG_WARN, PLD__SUB_COLL, -1, "%s", w->errmsg);
     return st;
 }
 
@@ -153,8 +153,15 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
         pld_world_finalize(w);
         return st;
     }
-    PLD__LOG(PLD__LOG_INFO, -1, "world: %d ranks, platform %s, transport %s", w->nranks,
-             w->profile.name, w->tp->name);
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    if (count == 1 && w->nranks > 1) /* mpi: this process's host speaks as its rank */
+        pld__log_host_rank(first);
+    PLD__LOGS(PLD__LOG_INFO, PLD__SUB_INIT, -1, "world: %d ranks, platform %s, transport %s",
+              w->nranks, w->profile.name, w->tp->name);
+    PLD__LOGS(PLD__LOG_INFO, PLD__SUB_CHECK, -1, "checks: signals %s, race %s, arguments %s",
+              w->check & PLD_CHECK_SIGNALS ? "on" : "off", w->check & PLD_CHECK_RACE ? "on" : "off",
+              w->check & PLD_CHECK_NOARGS ? "off" : "on");
     *out = w;
     return PLD_OK;
 

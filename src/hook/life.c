@@ -113,6 +113,7 @@ static void agent_begin(pld_ctx *c)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
     }
     c->obs = observers(c);
+    c->log_calls = pld__log_on(PLD__LOG_TRACE, PLD__SUB_COLL);
     pld__sched_agent_begin(c);
 }
 

@@ -199,7 +199,7 @@ void pld__trace_close(pld_ctx *c)
         snprintf(msg, sizeof msg,
                  "rank %d (device %d)%s: pld_launch: trace part file '%s' cannot be written: %s",
                  c->wrank, c->device, who, path, strerror(err));
-        PLD__LOG(PLD__LOG_WARN, c->wrank, "%s", msg);
+        PLD__LOGS(PLD__LOG_WARN, PLD__SUB_INIT, c->wrank, "%s", msg);
         pld__group_fail(c->w, PLD_ERR_SYSTEM, msg);
     }
     free(b->ev);
@@ -320,7 +320,7 @@ pld_status pld__trace_flush(pld_world *w, pld_status st)
     if (st != PLD_OK) { /* the launch's own failure stays the status */
         size_t k = strlen(w->errmsg);
         snprintf(w->errmsg + k, sizeof w->errmsg - k, " [%s]", why);
-        PLD__LOG(PLD__LOG_WARN, -1, "%s", why);
+        PLD__LOGS(PLD__LOG_WARN, PLD__SUB_INIT, -1, "%s", why);
         return st;
     }
     return pld__world_fail(w, err ? PLD_ERR_SYSTEM : PLD_ERR_NOMEM, "pld_launch: %s", why);

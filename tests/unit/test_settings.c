@@ -261,3 +261,48 @@ Test(settings, table_is_complete, .timeout = 30) {
     }
     cr_expect_null(pld__setting_get(PLD__S_COUNT_));
 }
+
+Test(settings, debug_subsys_words_and_caret, .timeout = 30) {
+    expect_bad("PLD_DEBUG_SUBSYS", "bogus",
+               "pld_world_init: PLD_DEBUG_SUBSYS=bogus: unknown word 'bogus' (accepted: INIT, "
+               "COLL, TRANSPORT, CHECK, ALL, comma-separated; a leading ^ excludes them)");
+    expect_bad("PLD_DEBUG_SUBSYS", "^", "PLD_DEBUG_SUBSYS=^: empty word");
+    expect_bad("PLD_DEBUG_SUBSYS", "INIT,^COLL", "unknown word '^COLL'");
+    /* ^ is PLD_DEBUG_SUBSYS's, not every flag setting's */
+    expect_bad("PLD_CHECK", "^race", "PLD_CHECK=^race: unknown word '^race'");
+    pld__setting_value v;
+    char msg[512], out[128];
+    const pld__setting *s = pld__setting_get(PLD__S_DEBUG_SUBSYS);
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, NULL, &v, msg, sizeof msg), PLD_OK);
+    cr_expect_eq(v.num, s->dflt, "unset is ALL");
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "ALL", &v, msg, sizeof msg), PLD_OK);
+    cr_expect_eq(v.num, s->dflt);
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "coll,Check", &v, msg, sizeof msg),
+                 PLD_OK, "%s", msg);
+    cr_expect_str_eq(pld__setting_format(PLD__S_DEBUG_SUBSYS, &v, out, sizeof out), "COLL,CHECK");
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "^INIT,COLL", &v, msg, sizeof msg),
+                 PLD_OK, "%s", msg);
+    cr_expect_str_eq(pld__setting_format(PLD__S_DEBUG_SUBSYS, &v, out, sizeof out),
+                     "TRANSPORT,CHECK");
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "^ALL", &v, msg, sizeof msg), PLD_OK);
+    cr_expect_eq(v.num, 0);
+    pld_world_finalize(world_with("PLD_DEBUG_SUBSYS", "^init", NULL));
+}
+
+Test(settings, debug_file_escapes, .timeout = 30) {
+    expect_bad("PLD_DEBUG_FILE", "/tmp/pld.%q",
+               "pld_world_init: PLD_DEBUG_FILE=/tmp/pld.%q: unknown escape '%q' (accepted: a "
+               "file path; %h: host name, %p: process id)");
+    expect_bad("PLD_DEBUG_FILE", "/tmp/pld.%", "PLD_DEBUG_FILE=/tmp/pld.%: unknown escape '%'");
+    /* a file that cannot be opened is an error at init -- when there is a log */
+    setenv("PLD_DEBUG", "WARN", 1);
+    expect_bad("PLD_DEBUG_FILE", "/nonexistent-dir/pld.%p",
+               "pld_world_init: PLD_DEBUG_FILE=/nonexistent-dir/pld.%p: '/nonexistent-dir/pld.");
+    unsetenv("PLD_DEBUG");
+    pld_world_finalize(world_with("PLD_DEBUG_FILE", "/nonexistent-dir/pld.%p", NULL));
+    pld__setting_value v;
+    char msg[512];
+    cr_expect_eq(pld__setting_parse(PLD__S_DEBUG_FILE, "/tmp/l.%h.%p.%%", &v, msg, sizeof msg),
+                 PLD_OK, "%s", msg);
+    /* the names it makes are checked in test_log.c */
+}

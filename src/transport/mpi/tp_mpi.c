@@ -182,7 +182,7 @@ static pld_status tp_mpi_world_init(pld_world *w)
     }
     /* one decision for all: the window calls that follow are collective */
     MPI_Allreduce(MPI_IN_PLACE, &s->node_shared, 1, MPI_INT, MPI_MIN, s->comm);
-    PLD__LOG(PLD__LOG_INFO, s->rank, "mpi: %d processes, windows %s", s->size,
+    PLD__LOGS(PLD__LOG_INFO, PLD__SUB_TRANSPORT, s->rank, "mpi: %d processes, windows %s", s->size,
              s->node_shared ? "in this node's shared memory (data by copies)"
                             : "reached with MPI RMA");
     if (s->size != w->nranks) {
@@ -396,7 +396,7 @@ static pld_status tp_mpi_window_alloc(pld_world *w, pld_window_buffer *buf)
         free(mw->peer);
         free(mw);
         char err[MPI_MAX_ERROR_STRING];
-        PLD__LOG(PLD__LOG_WARN, s->rank, "allocating a window of %zu bytes failed: %s",
+        PLD__LOGS(PLD__LOG_WARN, PLD__SUB_TRANSPORT, s->rank, "allocating a window of %zu bytes failed: %s",
                  buf->stride, pld__mpi_strerror(rc, err, sizeof err));
         return PLD_ERR_NOMEM;
     }
