@@ -48,8 +48,10 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
     int bad = 0;
     /* the checker's own traffic stays out of the listing and the counters */
     pld__ir *ir = c->ir;
+    struct pld__rec *rec = c->rec;
     pld_counters saved = c->ag->counters;
     c->ir = NULL;
+    c->rec = NULL;
     check_barrier(c);
     int64_t n = 1;
     for (int i = 0; i < sig.ndim; i++)
@@ -73,6 +75,7 @@ void pld__signal_check(pld_ctx *c, pld_dtensor sig, int after)
     check_barrier(c);
     c->ag->counters = saved;
     c->ir = ir;
+    c->rec = rec;
     if (!bad)
         return;
     if (after)

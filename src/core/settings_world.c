@@ -62,9 +62,16 @@ pld_status pld__world_settings(pld_world *w, const pld_config *cfg, int nlaunche
     if (sys_min > 0 && w->stack_bytes < (size_t)sys_min)
         w->stack_bytes = (size_t)sys_min;
     const char *trace = cfg->trace_path ? cfg->trace_path : pld__setting_str(PLD__S_TRACE);
-    /* last: nothing after it can fail, so the caller frees nothing of ours */
-    if (trace && !(w->trace_path = strdup(trace)))
+    const char *svg = cfg->ir_svg ? cfg->ir_svg : pld__setting_str(PLD__S_IR_SVG);
+    /* last: nothing after them can fail, so the caller frees nothing of
+     * ours (the picture's path is freed with the hook layer's state) */
+    if (svg && !(w->ir_svg_path = strdup(svg)))
         return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    if (trace && !(w->trace_path = strdup(trace))) {
+        free(w->ir_svg_path);
+        w->ir_svg_path = NULL;
+        return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
+    }
     return PLD_OK;
 }
 

@@ -1,5 +1,5 @@
 /* pld_world_init_from_args: the common command-line options of every pld
- * program (-p/--platform, -d/--device, --transport, --ir). */
+ * program (-p/--platform, -d/--device, --transport, --ir, --ir-svg). */
 #include <string.h>
 
 #include "core/internal.h"
@@ -31,9 +31,10 @@ static int scan_args(int ac, char **av, pld_config *cfg, int compact)
 {
     static const struct {
         const char *name;
-        int field; /* 0 platform, 1 devices, 2 transport */
+        int field; /* 0 platform, 1 devices, 2 transport, 3 ir_svg */
     } opts[] = {{"-p", 0},       {"--platform", 0}, {"-d", 1},
-                {"--device", 1}, {"--devices", 1},  {"--transport", 2}};
+                {"--device", 1}, {"--devices", 1},  {"--transport", 2},
+                {"--ir-svg", 3}};
     int keep = 1;
     for (int i = 1; i < ac;) {
         if (!strcmp(av[i], "--ir")) {
@@ -55,8 +56,10 @@ static int scan_args(int ac, char **av, pld_config *cfg, int compact)
                 cfg->platform = v;
             else if (opts[k].field == 1)
                 cfg->devices = v;
-            else
+            else if (opts[k].field == 2)
                 cfg->transport = v;
+            else
+                cfg->ir_svg = v;
         }
         if (used) {
             i += used;

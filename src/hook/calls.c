@@ -8,6 +8,7 @@
 #include "check/check.h"
 #include "core/team.h"
 #include "hook/hook.h"
+#include "trace/ir_rec.h"
 #include "trace/trace.h"
 
 /* The builtins, by kind (the index travels, the names are printed), with
@@ -102,6 +103,8 @@ void pld__call_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
             pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
         }
     }
+    if (c->rec)
+        pld__rec_call(c, api);
     /* before the first notify of the call, which releases it to the peers */
     if (c->obs & PLD__OBS_AGREE)
         pld__agree_publish(c, fp);
@@ -127,6 +130,8 @@ void pld__call_leave(pld_ctx *c, pld_dtensor signal)
 {
     if ((c->obs & PLD__OBS_SIGNALS) && !(c->obs & PLD__OBS_SCHED))
         pld__signal_check(c, signal, 1);
+    if (c->rec)
+        pld__rec_return(c);
     pld__scope_pop(c);
     if (c->obs & PLD__OBS_AGREE)
         pld__agree_leave(c);

@@ -22,13 +22,14 @@ enum {
     PLD__OBS_SCHED = 1u << 3,   /* the schedule explorer */
     PLD__OBS_AGREE = 1u << 4,   /* the agreement check */
     PLD__OBS_SIGNALS = 1u << 5, /* the signal checker */
+    PLD__OBS_SVG = 1u << 6,     /* every rank records the protocol picture (--ir-svg) */
 };
 
-/* 1 when every primitive must run as itself (the listing shows it, the race
- * checker records its regions): fused fast paths are off. */
+/* 1 when every primitive must run as itself (the listing and the picture
+ * show it, the race checker records its regions): fused fast paths are off. */
 static inline int pld__observed(const pld_ctx *c)
 {
-    return (c->obs & (PLD__OBS_LIST | PLD__OBS_RACE)) != 0;
+    return (c->obs & (PLD__OBS_LIST | PLD__OBS_RACE | PLD__OBS_SVG)) != 0;
 }
 
 /* A line of the lowering listing at the current depth (nothing when rank 0

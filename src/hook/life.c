@@ -11,6 +11,7 @@
 #include "check/explore.h"
 #include "core/hooks.h"
 #include "hook/hook.h"
+#include "trace/ir_rec.h"
 #include "trace/trace.h"
 
 static pld_status world_begin(pld_world *w)
@@ -24,6 +25,8 @@ static pld_status world_ready(pld_world *w)
 {
     pld_status st;
     if ((st = pld__trace_world_ready(w)) != PLD_OK)
+        return st;
+    if ((st = pld__svg_world_ready(w)) != PLD_OK)
         return st;
     if (w->check & PLD_CHECK_RACE) {
         if (strcmp(w->tp->name, "thread"))
@@ -55,6 +58,7 @@ static void world_end(pld_world *w)
     w->race = NULL;
     pld__ir_free(w->ir);
     w->ir = NULL;
+    pld__svg_free(w);
 }
 
 static void launch_begin(pld_world *w)
@@ -81,7 +85,7 @@ static pld_status launch_end(pld_world *w, pld_status st)
     pld__sched_launch_end(w, st);
     if (w->ir_print && pld_world_hosts_rank(w, 0))
         pld_ir_dump(w, stdout);
-    return pld__trace_flush(w, st);
+    return pld__trace_flush(w, pld__svg_flush(w, st));
 }
 
 /* The observers of an agent: decided once, when it starts. */
@@ -90,6 +94,8 @@ static unsigned observers(const pld_ctx *c)
     unsigned o = 0;
     if (c->ir)
         o |= PLD__OBS_LIST;
+    if (c->rec)
+        o |= PLD__OBS_SVG;
     if (c->w->race)
         o |= PLD__OBS_RACE;
     if (c->trace)
@@ -109,6 +115,7 @@ static void agent_begin(pld_ctx *c)
     if (c->core == 0) { /* a rank (a core thread got its trace from core_prepare) */
         c->ir = (c->wrank == 0 && atomic_load(&w->ir_on)) ? w->ir : NULL;
         c->trace = w->trace_path ? pld__trace_open() : NULL;
+        c->rec = w->ir_svg_path ? pld__rec_open() : NULL; /* every rank: the picture */
         if (c->ir)
             pld__ir_reset(c->ir); /* here: rank 0 may live in another process */
     }
@@ -127,6 +134,7 @@ static void agent_end(pld_ctx *c)
     pld__agree_rank_end(c);
     pld__sched_agent_end(c);
     pld__trace_close(c);
+    pld__rec_close(c);
 }
 
 static void core_prepare(pld_ctx *c, pld_ctx *k, int core)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "prim/prim.h"
+#include "trace/ir_rec.h"
 
 static int atomic_add_supported(pld_dtype t)
 {
@@ -35,6 +36,8 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__xfer_from_peer(c, api, dst->data, &tr, src.buf, peer, &wr);
+    if (c->rec)
+        pld__rec_xfer(c, PLD__REC_GET, peer, src.buf, (int64_t)dst->bytes, PLD_ATOMIC_NONE);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.remote_load t%d <- %s@peer%d%s", dst->id,
                      src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
@@ -57,6 +60,8 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__xfer_to_peer(c, api, dst.buf, peer, &wr, src->data, &tr, atomic, dst.dtype);
+    if (c->rec)
+        pld__rec_xfer(c, PLD__REC_PUT, peer, dst.buf, (int64_t)src->bytes, atomic);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.remote_store t%d -> %s@peer%d%s%s", src->id,
                      dst.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr),
@@ -84,6 +89,8 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
     pld__reduce_from_peer(c, api, acc->data, &tr, src.buf, peer, &wr, src.dtype, op);
+    if (c->rec)
+        pld__rec_xfer(c, PLD__REC_GET, peer, src.buf, (int64_t)acc->bytes, PLD_ATOMIC_NONE);
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.remote_reduce t%d %s= %s@peer%d%s", acc->id, names[op],
                      src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
@@ -109,7 +116,7 @@ void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dt
 void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
                                 int64_t col, pld_reduce_op op)
 {
-    if (c->ir) { /* the listing shows the public call */
+    if (c->ir || c->rec) { /* the listing shows the public call */
         int64_t at[2] = {row, col};
         pld_remote_reduce(c, acc, src, peer, at, op);
         return;

@@ -4,6 +4,7 @@
 #include "core/team.h"
 #include "prim/prim.h"
 #include "prim/wait.h"
+#include "trace/ir_rec.h"
 
 static const char *cmp_name(pld_wait_cmp cmp)
 {
@@ -63,6 +64,8 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
                      pld__fmt_dims(cell, sizeof cell, coords, signal.ndim),
                      op == PLD_NOTIFY_SET ? "=" : "+=", (int)value);
     }
+    if (c->rec)
+        pld__rec_notify(c, peer, signal.buf, off, coords, signal.ndim, value, op);
     pld__trace_end(c, api, t0, -1);
 }
 
@@ -111,6 +114,8 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
                      pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim),
                      wd->cmp == PLD_WAIT_EQ ? "==" : ">=", (int)wd->expected);
     }
+    if (c->rec)
+        pld__rec_wait(c, signal.buf, wd->off, wd->coords, signal.ndim, wd->expected, wd->cmp);
     /* fast path: already satisfied, no clock reads */
     int32_t v = c->tp->signal_load(c, signal.buf, wd->off);
     if (pld__wait_satisfied(v, wd->expected, wd->cmp)) {

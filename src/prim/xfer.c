@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "prim/prim.h"
+#include "trace/ir_rec.h"
 
 typedef struct xfer_plan {
     pld__region wr, lr;     /* window side, local side (same extents, same nd) */
@@ -248,6 +249,9 @@ void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xf
     check_self_alias(c, api, dst.buf, peer, &p, src.data);
     put_arg a = {.dst = dst, .peer = peer, .src = src.data, .atomic = x->atomic};
     for_each_chunk(c, api, &p, put_chunk, &a);
+    if (c->rec)
+        pld__rec_xfer(c, PLD__REC_PUT, peer, dst.buf, pld__rec_bytes(p.wr.nd, p.wr.ext, p.wr.esz),
+                      x->atomic);
     if (c->ir) {
         char l[128], r[160], reg[128];
         snprintf(l, sizeof l, "tensor%s", pld__fmt_region(reg, sizeof reg, &p.lr));
@@ -277,6 +281,9 @@ void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xf
     check_self_alias(c, api, src.buf, peer, &p, dst.data);
     get_arg a = {.src = src, .peer = peer, .dst = dst.data};
     for_each_chunk(c, api, &p, get_chunk, &a);
+    if (c->rec)
+        pld__rec_xfer(c, PLD__REC_GET, peer, src.buf, pld__rec_bytes(p.wr.nd, p.wr.ext, p.wr.esz),
+                      PLD_ATOMIC_NONE);
     if (c->ir) {
         char l[160], r[128], reg[128];
         snprintf(l, sizeof l, "%s@peer%d%s", src.buf->name, peer,
@@ -318,7 +325,7 @@ static rows_run rows_as_run(pld_ctx *c, pld_window_buffer *buf, int peer, int64_
 void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
                            pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x)
 {
-    if (c->ir) { /* the listing shows the call exactly as pld_put records it */
+    if (c->ir || c->rec) { /* the listing shows the call exactly as pld_put records it */
         pld_put(c, dst, peer, src, x);
         return;
     }
@@ -345,7 +352,7 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
 void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dtensor src, int peer,
                            int64_t src_row, int64_t rows, const pld_xfer *x)
 {
-    if (c->ir) {
+    if (c->ir || c->rec) {
         pld_get(c, dst, peer, src, x);
         return;
     }
