@@ -5,6 +5,7 @@
  *   pld bench <collective|all> ... nccl-tests style measurement (tools/bench/bench.c)
  *   pld cost <collective> -s SIZE  the cost card (tools/bench/cost_cmd.c)
  *   pld explore PROGRAM [ARGS]     many seeds of the schedule explorer (tools/explore.c)
+ *   pld --version                  the version of the library it runs with
  *
  * Exit status: 0 success, 1 failure, 2 usage error. */
 #define _POSIX_C_SOURCE 200809L
@@ -26,7 +27,8 @@ static int usage(FILE *out) {
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
                  "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
-                 "  help                          this text; 'pld <command> --help' for more\n");
+                 "  help                          this text; 'pld <command> --help' for more\n"
+                 "  --version                     the version of libpld this tool runs with\n");
     return out == stderr ? 2 : 0;
 }
 
@@ -153,6 +155,12 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "cost")) return cost_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "explore")) return explore_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage(stdout);
+    /* the library's own answer (pld_version), not this file's PLD_VERSION_STRING:
+     * with a shared libpld the two can differ, and the library is what runs */
+    if (!strcmp(cmd, "--version")) {
+        printf("pld %s\n", pld_version());
+        return 0;
+    }
     fprintf(stderr, "pld: unknown command '%s'\n", cmd);
     return usage(stderr);
 }

@@ -42,7 +42,7 @@ cmake --build "$build" --target pld_static -j"$(nproc)" >/dev/null
 "$cc" -std=c11 -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
     -Wvla -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -fno-omit-frame-pointer -DPLD_FUZZ_STALE="${PLD_FUZZ_STALE:-1}" \
-    -DPLD_FUZZ_KNOWN_BUGS="${PLD_FUZZ_KNOWN_BUGS:-0}" -I"$root/include" \
+    -DPLD_FUZZ_KNOWN_BUGS="${PLD_FUZZ_KNOWN_BUGS:-0}" -I"$root/include" -I"$build/include" \
     "$root/tests/fuzz/fuzz_api.c" "$build/src/libpld.a" -lpthread -lm -o "$build/fuzz_api"
 
 # -close_fd_mask=1: kernels may print the lowering listing (cfg.ir) to stdout
