@@ -79,6 +79,11 @@ for cmd in $cmds; do
     done
 done
 
+# the tool's own options (pld --version)
+for opt in $(sed -n 's/^  \(--[a-z][a-z-]*\) .*/\1/p' "$tmp/usage"); do
+    has_line "option $opt" ".SS pld $opt"
+done
+
 # 3. every user-facing PLD_* setting
 "$pld" info --env >"$tmp/env" 2>&1 || { echo "FAIL: pld info --env exits non-zero"; fail=1; }
 for name in $(sed -n 's/^\(PLD_[A-Z_]*\) = .*/\1/p' "$tmp/env"); do
