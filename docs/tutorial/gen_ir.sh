@@ -14,6 +14,15 @@
 #
 # The marker names a program of BUILD_DIR/examples and its arguments; every
 # line between the markers is replaced by a fresh run.
+#
+# A picture is one marker line naming an image under docs/tutorial/img and
+# the run that draws it with --ir-svg (the page links the image itself):
+#
+#   <!-- gen_svg: 13_allgather.hand 13_allgather -p a2a3sim -d 0,1,2 --mode hand -->
+#
+# writes img/13_allgather.hand.svg. Pictures are laid out in logical order
+# (no clock), so a run draws the same bytes every time and --check compares
+# them byte for byte.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +38,7 @@ if [[ ! -d $build/examples ]]; then
 fi
 
 # Settings that would change the listing or add output.
-unset PLD_DEBUG PLD_IR PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS
+unset PLD_DEBUG PLD_IR PLD_IR_SVG PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS
 
 # Prints one generated block (without the markers) for the marker's command.
 run_block() {
@@ -51,7 +60,47 @@ run_block() {
     printf '\n'
 }
 
+# Draws one picture into $2 for the marker's run $1.
+run_svg() {
+    local -a argv
+    read -r -a argv <<<"$1"
+    local prog=$build/examples/${argv[0]}
+    if [[ ! -x $prog ]]; then
+        echo "gen_ir.sh: $prog is not built" >&2
+        return 1
+    fi
+    local out
+    if ! out=$("$prog" "${argv[@]:1}" --ir-svg "$2" 2>&1) || [[ $out != OK ]]; then
+        echo "gen_ir.sh: '$1 --ir-svg' failed:" >&2
+        echo "$out" >&2
+        return 1
+    fi
+}
+
 stale=0
+mkdir -p "$here/img"
+for page in "$here"/[0-9][0-9]-*.md; do
+    while IFS= read -r line; do
+        [[ $line =~ ^'<!-- gen_svg: '([A-Za-z0-9_.-]+)' '(.*)' -->'$ ]] || continue
+        name=${BASH_REMATCH[1]}
+        img=$here/img/$name.svg
+        tmp=$(mktemp)
+        run_svg "${BASH_REMATCH[2]}" "$tmp" || { rm -f "$tmp"; exit 1; }
+        if cmp -s "$img" "$tmp"; then
+            rm -f "$tmp"
+        elif ((check)); then
+            echo "gen_ir.sh: img/$name.svg ($(basename "$page")) is out of date" >&2
+            diff -u "$img" "$tmp" >&2 || true
+            rm -f "$tmp"
+            stale=1
+        else
+            mv "$tmp" "$img"
+            chmod 644 "$img"
+            echo "gen_ir.sh: updated img/$name.svg"
+        fi
+    done <"$page"
+done
+
 for page in "$here"/[0-9][0-9]-*.md; do
     grep -q '^<!-- gen_ir: ' "$page" || continue
     tmp=$(mktemp)

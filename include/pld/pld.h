@@ -44,8 +44,7 @@ typedef struct pld_config {
     const char *trace_path; /* NULL -> env PLD_TRACE; Chrome/Perfetto JSON */
     unsigned check;         /* PLD_CHECK_* bits, OR-ed with env PLD_CHECK */
     int ir;                 /* print rank 0's lowering listing after each launch */
-    const char *ir_svg;     /* NULL -> env PLD_IR_SVG; every rank's lowering as an SVG
-                               sequence diagram, rewritten after each launch */
+    const char *ir_svg;     /* NULL -> env PLD_IR_SVG; every rank's lowering as SVG */
 } pld_config;
 
 /* Creates a world. cfg may be NULL (all defaults). Errors:

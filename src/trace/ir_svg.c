@@ -19,6 +19,9 @@ struct pld__svg {
 static const char style[] =
     "<style>\n"
     "text{font-family:monospace;font-size:11px;fill:#222}\n"
+    /* a white rim keeps a label readable where arrows cross it */
+    ".op,.callname,.ret{paint-order:stroke;stroke:#fff;stroke-width:3px;"
+    "stroke-linejoin:round}\n"
     ".title{font-size:14px;font-weight:bold}\n"
     ".legend{fill:#555}\n"
     ".lanename{font-weight:bold}\n"

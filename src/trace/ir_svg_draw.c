@@ -28,7 +28,7 @@
 #include "trace/ir_rec.h"
 
 #define LANE_W 240 /* px between lanes; a lane's labels sit right of it */
-#define LEFT 40
+#define LEFT 70 /* the round labels sit in this margin */
 #define ROW_H 20
 #define HEAD_H 92 /* title, legend, lane labels */
 
@@ -331,15 +331,21 @@ static int by_top(const void *a, const void *b)
 static int64_t find_bands(graph *g, band **out)
 {
     *out = NULL;
+    /* a run of notifies and waits with no data movement in it; a notify
+     * to a peer after a wait starts the next run (the next round) */
     int64_t nph = 0;
     for (int r = 0; r < g->P; r++) {
-        int open = 0;
+        int open = 0, waited = 0;
         for (int64_t i = g->base[r]; i < g->base[r + 1]; i++) {
-            int k = g->ev[i]->kind;
+            const pld__rec_ev *e = g->ev[i];
+            int k = e->kind;
             if (k == PLD__REC_NOTIFY || k == PLD__REC_WAIT) {
-                if (!open)
+                if (!open || (k == PLD__REC_NOTIFY && e->peer != r && waited)) {
                     nph++;
+                    waited = 0;
+                }
                 open = 1;
+                waited |= k == PLD__REC_WAIT;
                 g->phase[i] = nph - 1;
             } else {
                 open = 0;
@@ -421,7 +427,7 @@ static int64_t find_bands(graph *g, band **out)
 /* A lane sits at the left of its column; its labels fill the column. */
 static int lane_x(int r)
 {
-    return LEFT + 20 + r * LANE_W;
+    return LEFT + 24 + r * LANE_W;
 }
 
 static int row_y(int y0, int64_t row)
@@ -588,9 +594,9 @@ int pld__svg_draw_launch(pld__svg_text *o, int y0, const char *title, int nranks
     *width = lane_x(nranks) + 10;
     if (*width < 560) /* the legend's width */
         *width = 560;
-    int height = HEAD_H + (int)rows * ROW_H + 2 * ROW_H;
+    int height = HEAD_H + (int)rows * ROW_H + ROW_H;
     pld__svg_printf(o, "<g class=\"launch\">\n");
-    pld__svg_printf(o, "<text class=\"title\" x=\"%d\" y=\"%d\">", LEFT, y0 + 20);
+    pld__svg_printf(o, "<text class=\"title\" x=\"%d\" y=\"%d\">", 8, y0 + 20);
     pld__svg_escape(o, title);
     pld__svg_printf(o, "</text>\n");
     pld__svg_printf(o,
@@ -598,17 +604,17 @@ int pld__svg_draw_launch(pld__svg_text *o, int y0, const char *title, int nranks
                     "blue: put, green: get (with their bytes)</text>\n"
                     "<text class=\"legend\" x=\"%d\" y=\"%d\">red: notify -&gt; the wait "
                     "it satisfied; shaded: barrier round; box: builtin</text>\n",
-                    LEFT, y0 + 38, LEFT, y0 + 52);
+                    8, y0 + 38, 8, y0 + 52);
     for (int64_t k = 0; k < nb; k++) {
         const band *b = &bands[k];
         int xa = lane_x(b->lo) - 18, xb = lane_x(b->hi) + LANE_W - 24;
+        if (b->lo == 0) /* reach the label in the margin */
+            xa = 4;
         int ya = row_y(y0, b->top) - ROW_H / 2, yb = row_y(y0, b->bottom) + ROW_H / 2;
         pld__svg_printf(o,
                         "<rect class=\"band\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n"
-                        "<text class=\"bandname\" x=\"%d\" y=\"%d\" "
-                        "transform=\"rotate(-90 %d %d)\">round %lld</text>\n",
-                        xa, ya, xb - xa, yb - ya, xa + 11, yb - 3, xa + 11, yb - 3,
-                        (long long)k + 1);
+                        "<text class=\"bandname\" x=\"%d\" y=\"%d\">round %lld</text>\n",
+                        xa, ya, xb - xa, yb - ya, 8, ya + 13, (long long)k + 1);
     }
     draw_boxes(o, &g, y0, rows);
     int ybottom = row_y(y0, rows) - ROW_H / 2 + 4;
@@ -637,5 +643,5 @@ int pld__svg_draw_launch(pld__svg_text *o, int y0, const char *title, int nranks
     free(bands);
     free(g.base), free(g.ev), free(g.rank), free(g.match), free(g.first_dep);
     free(g.next_dep), free(g.row), free(g.phase);
-    return height + ROW_H;
+    return height + ROW_H / 2;
 }
