@@ -5,6 +5,7 @@
  *   pld bench <collective|all> ... nccl-tests style measurement (tools/bench/bench.c)
  *   pld cost <collective> -s SIZE  the cost card (tools/bench/cost_cmd.c)
  *   pld explore PROGRAM [ARGS]     many seeds of the schedule explorer (tools/explore.c)
+ *   pld trace merge OUT IN...      per-rank traces into one (tools/trace_merge.c)
  *   pld --version                  the version of the library it runs with
  *
  * Exit status: 0 success, 1 failure, 2 usage error. */
@@ -18,6 +19,7 @@
 #include "bench.h"
 #include "explore.h"
 #include "pld/pld.h"
+#include "trace_merge.h"
 
 static int usage(FILE *out) {
     fprintf(out, "usage: pld <command> [options]\n"
@@ -27,6 +29,7 @@ static int usage(FILE *out) {
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
                  "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
+                 "  trace merge OUT IN...         merge per-rank traces (mpi) into one\n"
                  "  help                          this text; 'pld <command> --help' for more\n"
                  "  --version                     the version of libpld this tool runs with\n");
     return out == stderr ? 2 : 0;
@@ -154,6 +157,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "cost")) return cost_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "explore")) return explore_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace")) return trace_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage(stdout);
     /* the library's own answer (pld_version), not this file's PLD_VERSION_STRING:
      * with a shared libpld the two can differ, and the library is what runs */

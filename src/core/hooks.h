@@ -36,6 +36,9 @@ typedef struct pld__life_hooks {
     /* A builtin (or any named scope) begins and ends: its trace slice. */
     uint64_t (*scope_begin)(const pld_ctx *c);
     void (*scope_end)(pld_ctx *c, const char *name, uint64_t t0);
+    /* pld_world_finalize, while the transport still runs (under mpi its
+     * host collectives too: every process finalizes). */
+    void (*world_closing)(pld_world *w);
 } pld__life_hooks;
 
 /* World creation with its hooks (the public pld_world_init passes the hook

@@ -242,6 +242,9 @@ struct pld_world {
     char *trace_path;
     char *trace_text;            /* events of past launches (host) */
     size_t trace_len, trace_cap;
+    unsigned char *trace_cores;  /* [rank * cores + core]: 1 once it had events (host) */
+    uint64_t trace_flow_id;      /* the next flow arrow's id */
+    uint64_t trace_run;          /* this run's id in every per-rank trace (mpi) */
 
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
     pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */

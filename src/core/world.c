@@ -208,6 +208,7 @@ void pld_world_finalize(pld_world *w)
     w->tp->host_free(w, w->windows);
     w->windows = NULL;
     pld__teams_free(w); /* in the transport's memory */
+    w->hooks->world_closing(w);
     w->tp->world_fini(w);
     w->hooks->world_end(w);
     pld__tile_pools_free(w);

@@ -158,6 +158,11 @@ static void scope_end(pld_ctx *c, const char *name, uint64_t t0)
     pld__trace_end(c, name, t0, -1);
 }
 
+static void world_closing(pld_world *w)
+{
+    pld__trace_world_end(w); /* the merge of per-rank traces needs the transport */
+}
+
 const pld__life_hooks pld__hook_life = {
     .size = sizeof(pld__life_hooks),
     .world_begin = world_begin,
@@ -172,6 +177,7 @@ const pld__life_hooks pld__hook_life = {
     .join_begin = join_begin,
     .scope_begin = scope_begin,
     .scope_end = scope_end,
+    .world_closing = world_closing,
 };
 
 pld_status pld_world_init(pld_world **out, const pld_config *cfg)

@@ -66,7 +66,9 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
     }
     if (c->rec)
         pld__rec_notify(c, peer, signal.buf, off, coords, signal.ndim, value, op);
-    pld__trace_end(c, api, t0, -1);
+    /* the value it left: what a wait it releases reads (the flow arrow) */
+    pld__trace_signal(c, api, t0, 0, signal.buf, wp, off,
+                      op == PLD_NOTIFY_SET ? value : (int32_t)((uint32_t)old + (uint32_t)value));
 }
 
 void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
@@ -129,7 +131,9 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
     if (PLD__LIKELY(st == PLD_OK)) {
         if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
             pld__race_acquire(c, signal.buf, wd->off);
-        pld__trace_end(c, api, c->trace ? t0 : 0, -1); /* only waits that blocked */
+        if (c->trace) /* only waits that blocked; the value read pairs it with its notify */
+            pld__trace_signal(c, api, t0, 1, signal.buf, c->wrank, wd->off,
+                              c->tp->signal_load(c, signal.buf, wd->off));
         return;
     }
     if (st == PLD_ERR_TIMEOUT) {

@@ -27,6 +27,16 @@ pld_status pld__trace_flush(pld_world *w, pld_status st);
  * Free when tracing is off (one branch). */
 uint64_t pld__trace_begin(const pld_ctx *c);
 void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes);
+/* A notify (kind 0) or a wait that blocked (kind 1) on the cell at byte
+ * offset `off` of rank `wrank`'s slice of buf: a slice that records the
+ * cell and the value the notify left there or the wait read, from which
+ * the host draws the flow arrow notify -> wait. */
+void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
+                       const pld_window_buffer *buf, int wrank, size_t off, int32_t value);
+/* World finalize, before the transport goes: under mpi rank 0 merges the
+ * per-rank files into the trace when it can read them all; frees the
+ * trace's host state. */
+void pld__trace_world_end(pld_world *w);
 /* A "urma.send" slice carrying the queue model's numbers for one peer. */
 void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
                      int64_t nops, int64_t doorbells, uint64_t t0);

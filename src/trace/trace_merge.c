@@ -190,13 +190,18 @@ long pld__trace_flows(const char *text, size_t len, uint64_t *next_id, FILE *out
                 break;
             }
         uint64_t id = (*next_id)++;
+        /* the arrow leaves the notify no later than it reaches the wait:
+         * the cell changed somewhere inside the notify's slice */
+        double f_ts = near_end(w->ts, w->end), s_ts = near_end(n->ts, n->end);
+        if (s_ts > f_ts)
+            s_ts = f_ts > n->ts ? f_ts : n->ts;
         fprintf(out,
                 ",\n{\"name\":\"notify\",\"cat\":\"pld.signal\",\"ph\":\"s\",\"id\":%llu,"
                 "\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f}"
                 ",\n{\"name\":\"notify\",\"cat\":\"pld.signal\",\"ph\":\"f\",\"bp\":\"e\","
                 "\"id\":%llu,\"pid\":%ld,\"tid\":%ld,\"ts\":%.3f}",
-                (unsigned long long)id, n->pid, n->tid, near_end(n->ts, n->end),
-                (unsigned long long)id, w->pid, w->tid, near_end(w->ts, w->end));
+                (unsigned long long)id, n->pid, n->tid, s_ts, (unsigned long long)id, w->pid,
+                w->tid, f_ts);
         pairs++;
     }
 out:
