@@ -2,8 +2,9 @@
 # bench/compare.sh - pld against MPI's own collectives, same sweep, one table.
 #
 # For every repeat and every P, back to back:
-#   pld bench all --transport thread   -d 0-(P-1) ...  (one launch per size)
-#   (and the variants: allreduce --mode ring, allgather --mode inplace)
+#   pld bench all --transport thread   -d 0-(P-1) ...  (one launch per size
+#   and column group: allgather runs out-of-place and in-place)
+#   (and the variant allreduce --mode ring)
 #   pld bench all --transport process  -d 0-(P-1) ...  (and the variants)
 #   with -T "... mpi": mpirun -np P pld bench all --transport mpi ...
 #   mpirun -np P --oversubscribe --allow-run-as-root bench/mpi_coll all ...
@@ -94,8 +95,9 @@ while [ "$r" -le "$reps" ]; do
         devs="0-$((p - 1))"
         for t in $transports; do
             echo "# [$(($(date +%s) - start)) s] repeat $r/$reps P=$p pld $t" >&2
-            # the default algorithms, then the variants (allreduce ring, allgather in place)
-            for v in default allreduce:ring allgather:inplace; do
+            # the default algorithms (allgather: out-of-place and in-place, the
+            # CSV's mode push and inplace), then the ring allreduce
+            for v in default allreduce:ring; do
                 case $v in
                 default) args="$colls" ;;
                 *) [ "$colls" = all ] || [ "$colls" = "${v%%:*}" ] || continue

@@ -2,8 +2,8 @@
 # tests/tools/bench_check.sh PLD [TRANSPORT]
 # `pld bench allgather -d 0,1 -b 8 -e 64K -c 1 -n 5 -w 1` exits 0 and prints
 # the nccl-tests table: one row per size (8 B .. 64 KiB x2 = 14 rows), #wrong 0
-# in every row, the byte counters equal to the cost card (no '!'), and the
-# final "# avg busbw" line. Then: every collective at an odd P with -c 1, and
+# in both column groups (out-of-place, in-place) of every row, the byte
+# counters equal to the cost card (no '!'), and nccl-tests' footer. Then: every collective at an odd P with -c 1, and
 # the checker itself: a spoiled element (--inject-error) is counted and makes
 # the exit status 1.
 set -u
@@ -22,16 +22,19 @@ cat "$out"
 [ "$rc" = 0 ] || die "exit status $rc, expected 0"
 rows=$(grep -v '^#' "$out" | grep -c .)
 [ "$rows" = 14 ] || die "$rows table rows, expected 14 (8 B .. 64 KiB)"
-# columns: size count type redop root time algbw busbw #wrong %peak memcpy peer card self
-bad=$(grep -v '^#' "$out" | awk '$9 != "0" || $3 != "fp32" || $4 != "none" || $5 != "-1" || NF != 14' | wc -l)
+# columns: size count type redop root, time algbw busbw #wrong out-of-place, the
+# same in-place, %peak out, %peak in, memcpy, peer card self
+bad=$(grep -v '^#' "$out" | awk '$9 != "0" || $13 != "0" || $3 != "fp32" || $4 != "none" || $5 != "-1" || NF != 19' | wc -l)
 [ "$bad" = 0 ] || die "$bad rows with a non-zero #wrong or a malformed row"
 grep -v '^#' "$out" | awk '{ if ($1 != prev * 2 && NR > 1) exit 1; prev = $1 }' ||
     die "sizes do not double from 8 B"
 grep -q '!' "$out" && die "byte counters differ from the cost card"
-grep -q '^# avg busbw: ' "$out" || die "no final '# avg busbw' line"
-grep -q '^#  *size  *count  *type  *redop  *root  *time  *algbw  *busbw  *#wrong  *%peak' "$out" ||
+grep -q '^# Out of bounds values : 0 OK$' "$out" || die "no '# Out of bounds values : 0 OK' line"
+grep -q '^# Avg bus bandwidth    : [0-9.e+-]* $' "$out" || die "no '# Avg bus bandwidth' line"
+grep -q '^#  *size  *count  *type  *redop  *root  *time  *algbw  *busbw  *#wrong  *time  *algbw  *busbw  *#wrong  *%peak' "$out" ||
     die "no nccl-tests header"
-[ "$(grep -c '^pld,allgather,push,' "$out.csv")" = 14 ] || die "CSV rows missing"
+[ "$(grep -c '^pld,allgather,push,.*,out$' "$out.csv")" = 14 ] || die "CSV out-of-place rows missing"
+[ "$(grep -c '^pld,allgather,inplace,.*,in$' "$out.csv")" = 14 ] || die "CSV in-place rows missing"
 
 # every collective, odd P, checked
 "$pld" bench all -d 0-2 -b 8 -e 1M -f 32 -c 1 -n 3 -w 1 --transport "$transport" >"$out" 2>&1
@@ -48,7 +51,8 @@ done
     --transport "$transport" >"$out" 2>&1
 rc=$?
 [ "$rc" = 1 ] || { cat "$out"; die "--inject-error: exit status $rc, expected 1"; }
-grep -v '^#' "$out" | awk '$9 == "0"' | grep -q . && die "--inject-error: #wrong stayed 0"
+grep -v '^#' "$out" | awk '$13 == "0"' | grep -q . && die "--inject-error: #wrong stayed 0"
+grep -q '^# Out of bounds values : 1 FAILED$' "$out" || die "--inject-error: footer not FAILED"
 
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

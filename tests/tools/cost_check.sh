@@ -26,7 +26,7 @@ for spec in barrier broadcast "broadcast -r 3" allgather "allgather --mode inpla
     # shellcheck disable=SC2086
     "$pld" bench $spec -d 0-3 -b 1M -e 1M -n 2 -w 1 --transport "$transport" >"$out" 2>&1 ||
         die "pld bench $spec: exit status $?"
-    bench=$(grep -v '^#' "$out" | awk '{ print $12 + 0, $14 + 0 }')
+    bench=$(grep -v '^#' "$out" | awk '{ print $17 + 0, $19 + 0 }')
     [ "$card" = "$bench" ] || die "pld cost $spec card (peer, self) = $card, pld bench measured $bench"
 done
 [ "$fail" = 0 ] && echo "PASS"

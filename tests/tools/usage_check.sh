@@ -36,7 +36,11 @@ expect 2 bench allgather -e
 expect 2 bench allgather -f 1
 expect 2 bench allgather -n 0
 expect 2 bench allgather -w -1
-expect 2 bench allgather -c 2
+expect 2 bench allgather -c -1
+expect 2 bench allgather -a 4
+expect 2 bench allgather --datatype fp8
+expect 2 bench allreduce -o avg
+expect 2 bench allgather -r none
 expect 2 bench allgather --dtype fp8
 expect 2 bench allgather --op sum
 expect 2 bench allgather --mode ring

@@ -1,10 +1,14 @@
-/* `pld bench`: nccl-tests style measurement of the builtin collectives.
+/* `pld bench`: nccl-tests style measurement of the builtin collectives,
+ * with nccl-tests' options and table so that scripts written for
+ * all_reduce_perf and friends run it unchanged -- except -d, which is the
+ * device list here as everywhere in pld (nccl-tests' -d is --datatype).
  *
  * One world for the whole run; per collective one signal; per size one
- * launch (run.h). Each row: nccl-tests' columns, then %peak against a memcpy
- * peak measured at start-up (peak.h), and the byte counters next to the
- * cost card (cost.h). With --team the world is split (groups.h) and every
- * group runs the collective at once; the rows are per group. */
+ * launch per column group (run.h, place.h). Each row: nccl-tests' columns
+ * (out-of-place, then in-place), then %peak against a memcpy peak measured
+ * at start-up (peak.h), and the byte counters next to the cost card
+ * (cost.h). With --team the world is split (groups.h) and every group runs
+ * the collective at once; the rows are per group. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
@@ -18,6 +22,7 @@
 #include "groups.h"
 #include "peak.h"
 #include "peak_launch.h"
+#include "place.h"
 #include "row.h"
 #include "run.h"
 #include "sweep.h"
@@ -34,8 +39,10 @@ typedef struct bench_opts {
     int ncoll;
     bench_coll coll[BENCH_NCOLL];
     int all;
+    /* --datatype all, -o all, -r all (nccl-tests): every one in turn */
+    int dtype_all, op_all, root_all;
     int64_t b, e, inc;
-    int64_t f, iters, warmup, warmup_ms, check;
+    int64_t f, iters, warmup, warmup_ms, check, average;
     const char *csv;
     int vs_mpi, inject;
     bench_team_opt team; /* axis 0: the whole world */
@@ -59,14 +66,26 @@ typedef struct bench_state {
     double busbw_sum;
     int busbw_n;
     int64_t wrong;
+    int bad_cells; /* measurements with a wrong element: nccl-tests' out of bounds values */
     int failures, card_mismatches;
+    int tmin; /* the smallest group (P without a team): -r all runs roots 0..tmin-1 */
 } bench_state;
+
+/* What one collective's table adds up. */
+typedef struct coll_sums {
+    double busbw_sum;
+    int rows;
+    int64_t wrong;
+} coll_sums;
 
 static int usage(FILE *out) {
     fprintf(out,
             "usage: pld bench <collective|all> [options]\n"
             "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
             "               all_to_all_v, or all (every one, in that order)\n"
+            "The options and the table are nccl-tests' (all_reduce_perf ...), with one\n"
+            "difference: -d is the device list, as everywhere in pld; nccl-tests' -d is\n"
+            "--datatype here.\n"
             "  -p, --platform P     a2a3sim (default) | a5sim\n"
             "  -d, --device LIST    devices = ranks, e.g. 0,1 (default) or 0-7\n"
             "      --transport T    thread (default) | process | mpi (under mpirun)\n"
@@ -78,33 +97,83 @@ static int usage(FILE *out) {
             "  -n, --iters N        timed calls per size (default 20)\n"
             "  -w, --warmup_iters N untimed calls first (default 5)\n"
             "      --warmup-ms MS   and warm up for at least MS ms (default %d; 0: count only)\n"
-            "  -c, --check 0|1      verify every element of N more calls (default 0)\n"
-            "      --dtype T        fp32 (default) fp16 bf16 int32 int16 int8 uint8 int64 fp64\n"
-            "  -o, --op OP          sum (default) | max | min | prod (reductions)\n"
-            "  -r, --root R         broadcast root (default 0)\n"
-            "      --mode M         allgather push|inplace, allreduce mesh|ring\n"
+            "  -c, --check N        after the timed calls, N more calls with every element\n"
+            "                       verified (default 1; 0: no check, #wrong N/A)\n"
+            "  -a, --average A      time over ranks: 0 rank 0, 1 mean (default), 2 min, 3 max\n"
+            "      --datatype T     fp32 (default) fp16 bf16 int32 int16 int8 uint8 int64\n"
+            "                       fp64 (also float half bfloat16 double int), or all\n"
+            "                       (--dtype is the same option)\n"
+            "  -o, --op OP          sum (default) | prod | max | min | all (reductions)\n"
+            "  -r, --root R         broadcast root (default 0), or all (every rank)\n"
+            "      --mode M         allgather push|inplace (one column group; default both),\n"
+            "                       allreduce mesh|ring\n"
             "      --team x=K|y=K   run in groups, every group at once in one launch: split\n"
             "                       the ranks 2-D with K per row (pld_team_split_2d); x=K:\n"
             "                       every row of K consecutive ranks is a group, y=K: every\n"
             "                       column (ranks equal mod K). A group of T ranks is\n"
             "                       measured as a world of T: size, busbw (n = T), check\n"
             "                       and cost card per group; --root is a group rank\n"
-            "      --csv FILE       also write the rows as CSV\n"
+            "      --csv FILE       also write the rows as CSV (a line per column group)\n"
             "      --vs-mpi         after each row, MPI's own collective on the same buffers\n"
             "                       in the same job, and the time ratio (--transport mpi\n"
             "                       under mpirun; fp32/int dtypes; see bench/compare.sh)\n"
             "size = total bytes of the collective's buffer on one rank (nccl-tests): the\n"
             "gathered output of allgather, the [P,S] input of reduce_scatter and all_to_all,\n"
             "rounded down to a whole number of elements per rank.\n"
-            "time = max over ranks of one back-to-back loop / iters (us). busbw factors:\n"
-            "allreduce 2(P-1)/P, allgather/reduce_scatter/all_to_all (P-1)/P, broadcast 1.\n"
+            "Column groups: out-of-place and in-place as nccl-tests; a collective pld has\n"
+            "in one form only shows N/A in the other (allgather has both; broadcast,\n"
+            "reduce_scatter, allreduce work in their window: in-place; all_to_all(_v):\n"
+            "out-of-place; barrier: out-of-place).\n"
+            "time = one back-to-back loop / iters per rank (us), over ranks as -a says.\n"
+            "busbw factors: allreduce 2(P-1)/P, allgather/reduce_scatter/all_to_all\n"
+            "(P-1)/P, broadcast 1.\n"
             "%%peak = bytes all ranks copy per call (byte counters, self copies included)\n"
-            "/ time / memcpy bandwidth of min(P, cores) threads on a buffer of that size.\n"
-            "--team: time = the slowest rank of the groups of that size; a short last\n"
+            "/ the slowest rank's time / memcpy bandwidth of min(P, cores) threads on a\n"
+            "buffer of that size (page-aligned, separate buffers, best of %d trials).\n"
+            "--team: time = over the ranks of the groups of that size; a short last\n"
             "row (or column) is reported on a '#' line under each row, ending in (T=...).\n"
             "Exit status: 0, 1 if a launch failed or an element was wrong, 2 usage.\n",
-            BENCH_WARMUP_MS);
+            BENCH_WARMUP_MS, BENCH_PEAK_TRIALS);
     return out == stderr ? CLI_EXIT_USAGE : 0;
+}
+
+/* --datatype, -o and -r: nccl-tests' "all" on top of the shared parsers.
+ * 1 if arg was one of them, 0 if not, -1 after a usage message. */
+static int all_option(cli *k, const char *arg, bench_opts *o) {
+    const char *v;
+    if (cli_is(k, arg, NULL, "--datatype") || cli_is(k, arg, NULL, "--dtype")) {
+        if (!(v = cli_value(k, "--datatype"))) return -1;
+        if (!strcmp(v, "all")) {
+            o->dtype_all = 1;
+            return 1;
+        }
+        if (cli_dtype(v, &o->sh.dtype))
+            return cli_usage_error(k,
+                                   "--datatype %s: not a dtype (fp32 fp16 bf16 int32 int16 int8 "
+                                   "uint8 int64 fp64, or all)",
+                                   v),
+                   -1;
+        o->dtype_all = 0;
+        o->sh.dtype_given = 1;
+    } else if (cli_is(k, arg, "-o", "--op")) {
+        if (!(v = cli_value(k, "--op"))) return -1;
+        if (!strcmp(v, "all")) {
+            o->op_all = 1;
+        } else if (cli_op(v, &o->sh.op)) {
+            return cli_usage_error(k, "--op %s: not an op (sum prod max min, or all)", v), -1;
+        }
+        o->sh.op_given = 1;
+    } else if (cli_is(k, arg, "-r", "--root")) {
+        if (!(v = cli_value(k, "--root"))) return -1;
+        if (!strcmp(v, "all")) {
+            o->root_all = 1;
+        } else if (cli_int(v, 0, 1 << 20, &o->sh.root)) {
+            return cli_usage_error(k, "--root %s: the root is a rank >= 0, or all", v), -1;
+        }
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 static int parse(bench_opts *o, int argc, char **argv) {
@@ -117,12 +186,15 @@ static int parse(bench_opts *o, int argc, char **argv) {
                       .iters = 20,
                       .warmup = 5,
                       .warmup_ms = BENCH_WARMUP_MS,
+                      .check = 1,
+                      .average = 1,
                       .sh = {.dtype = PLD_FP32, .op = PLD_SUM}};
     while ((arg = cli_next(&k))) {
 #define VALUE(opt)                                                                                 \
     if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
-        int shared = cli_shared_option(&k, arg, &o->sh);
+        int shared = all_option(&k, arg, o);
+        if (!shared) shared = cli_shared_option(&k, arg, &o->sh);
         if (shared < 0) return CLI_EXIT_USAGE;
         if (shared) continue;
         if (cli_is(&k, arg, "-b", "--minbytes")) {
@@ -155,8 +227,15 @@ static int parse(bench_opts *o, int argc, char **argv) {
                 return cli_usage_error(&k, "--warmup-ms %s: milliseconds, an integer >= 0", v);
         } else if (cli_is(&k, arg, "-c", "--check")) {
             VALUE("-c");
-            if (cli_int(v, 0, 1, &o->check))
-                return cli_usage_error(&k, "-c %s: check is 0 or 1", v);
+            if (cli_int(v, 0, 1000000000, &o->check))
+                return cli_usage_error(&k, "-c %s: checked calls, an integer >= 0", v);
+        } else if (cli_is(&k, arg, "-a", "--average")) {
+            VALUE("-a");
+            if (cli_int(v, 0, 3, &o->average))
+                return cli_usage_error(&k,
+                                       "-a %s: 0 (rank 0), 1 (mean over ranks), 2 (min) or 3 "
+                                       "(max)",
+                                       v);
         } else if (cli_is(&k, arg, NULL, "--csv")) {
             VALUE("--csv");
             o->csv = v;
@@ -188,8 +267,10 @@ static int parse(bench_opts *o, int argc, char **argv) {
     if (!o->ncoll)
         return cli_usage_error(&k, "which collective? (barrier broadcast allgather "
                                    "reduce_scatter allreduce all_to_all all_to_all_v all)");
-    if (cli_size_check(&k, "-b", o->b, o->sh.dtype)) return CLI_EXIT_USAGE;
-    if (o->inc && cli_size_check(&k, "-i", o->inc, o->sh.dtype)) return CLI_EXIT_USAGE;
+    /* with --datatype all a size is rounded down per dtype, as nccl-tests does */
+    if (!o->dtype_all && cli_size_check(&k, "-b", o->b, o->sh.dtype)) return CLI_EXIT_USAGE;
+    if (!o->dtype_all && o->inc && cli_size_check(&k, "-i", o->inc, o->sh.dtype))
+        return CLI_EXIT_USAGE;
     if (o->b > o->e)
         return cli_usage_error(&k, "-b %lld is larger than -e %lld", (long long)o->b,
                                (long long)o->e);
@@ -201,7 +282,7 @@ static int parse(bench_opts *o, int argc, char **argv) {
         if (o->sh.op_given && !bench_coll_reduces(c))
             return cli_usage_error(&k, "--op applies to allreduce and reduce_scatter, not %s",
                                    bench_coll_name(c));
-        if (c == BENCH_REDUCE_SCATTER && o->sh.op != PLD_SUM)
+        if (c == BENCH_REDUCE_SCATTER && o->sh.op != PLD_SUM && !o->op_all)
             return cli_usage_error(&k, "reduce_scatter supports --op sum only");
     }
     if (o->sh.mode != BENCH_MODE_DEFAULT) {
@@ -219,7 +300,9 @@ static int parse(bench_opts *o, int argc, char **argv) {
                                o->team.text);
     int red_dtype = o->sh.dtype == PLD_FP32 || o->sh.dtype == PLD_FP16 || o->sh.dtype == PLD_BF16 ||
                     o->sh.dtype == PLD_INT32;
-    if (!o->all && bench_coll_reduces(o->coll[0]) && !red_dtype)
+    if (o->vs_mpi && o->dtype_all)
+        return cli_usage_error(&k, "--vs-mpi takes one --datatype, not all");
+    if (!o->all && !o->dtype_all && bench_coll_reduces(o->coll[0]) && !red_dtype)
         return cli_usage_error(&k, "%s reduces fp32, fp16, bf16 and int32 only, not %s",
                                bench_coll_name(o->coll[0]), pld_dtype_name(o->sh.dtype));
     return 0;
@@ -247,33 +330,75 @@ static void progress_clear(bench_state *s) {
 
 /* ---- one collective ----------------------------------------------------- */
 
-static void header(bench_state *s, bench_coll c, bench_mode mode) {
+/* The dtypes, ops and roots a table runs through: one each, or every one
+ * (nccl-tests' "all"; types outermost, then ops, then roots). */
+static int dtype_list(const bench_opts *o, pld_dtype *out) {
+    if (!o->dtype_all) {
+        out[0] = o->sh.dtype;
+        return 1;
+    }
+    for (int i = 0; i < PLD_DTYPE_COUNT; i++)
+        out[i] = (pld_dtype)i;
+    return PLD_DTYPE_COUNT;
+}
+
+static int op_list(const bench_opts *o, bench_coll c, pld_reduce_op *out) {
+    static const pld_reduce_op every[] = {PLD_SUM, PLD_PROD, PLD_MAX, PLD_MIN}; /* nccl-tests' order */
+    if (!bench_coll_reduces(c) || !o->op_all) {
+        out[0] = o->sh.op;
+        return 1;
+    }
+    for (int i = 0; i < 4; i++)
+        out[i] = every[i];
+    return 4;
+}
+
+static int reduces_dtype(pld_dtype t) {
+    return t == PLD_FP32 || t == PLD_FP16 || t == PLD_BF16 || t == PLD_INT32;
+}
+
+static void header(bench_state *s, bench_coll c, const bench_mode modes[2]) {
     const bench_opts *o = s->o;
-    printf("#\n# pld bench %s: %s (%s), transport %s, platform %s, P=%d (devices", pld_version(),
-           bench_coll_name(c), bench_mode_name(mode), pld_world_transport(s->w),
-           pld_world_platform(s->w), s->p);
+    bench_mode first = modes[0] != BENCH_NMODE ? modes[0] : modes[1];
+    printf("#\n# pld bench %s: %s (%s%s%s), transport %s, platform %s, P=%d (devices",
+           pld_version(), bench_coll_name(c), bench_mode_name(first),
+           modes[0] != BENCH_NMODE && modes[1] != BENCH_NMODE ? "/" : "",
+           modes[0] != BENCH_NMODE && modes[1] != BENCH_NMODE ? bench_mode_name(modes[1]) : "",
+           pld_world_transport(s->w), pld_world_platform(s->w), s->p);
     for (int r = 0; r < s->p && r < 16; r++)
         printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
     printf("%s)\n", s->p > 16 ? ",..." : "");
     if (s->team) bench_team_describe(stdout, s->w, &o->team, s->team);
-    printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld",
-           pld_dtype_name(o->sh.dtype), bench_coll_reduces(c) ? ", op " : "",
-           bench_coll_reduces(c) ? cli_op_name(o->sh.op) : "", (long long)o->iters,
-           (long long)o->warmup, (long long)o->warmup_ms, (long long)o->check);
-    if (c == BENCH_BROADCAST) printf(", root %lld", (long long)o->sh.root);
-    printf("\n# cost card: %s\n", bench_card_formula(c, mode));
+    printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld, average %lld "
+           "(%s)",
+           o->dtype_all ? "all" : pld_dtype_name(o->sh.dtype), bench_coll_reduces(c) ? ", op " : "",
+           bench_coll_reduces(c) ? (o->op_all ? "all" : cli_op_name(o->sh.op)) : "",
+           (long long)o->iters, (long long)o->warmup, (long long)o->warmup_ms, (long long)o->check,
+           (long long)o->average,
+           o->average == 0 ? "rank 0" : o->average == 2 ? "min" : o->average == 3 ? "max" : "mean");
+    if (c == BENCH_BROADCAST) {
+        if (o->root_all)
+            printf(", root all");
+        else
+            printf(", root %lld", (long long)o->sh.root);
+    }
+    printf("\n# %s\n", bench_place_note(c));
+    for (int g = 0; g < 2; g++)
+        if (modes[g] != BENCH_NMODE)
+            printf("# cost card (%s): %s\n", g ? "in-place" : "out-of-place",
+                   bench_card_formula(c, modes[g]));
     printf("#\n");
-    bench_table_header(stdout, 1);
+    bench_pair_header(stdout);
 }
 
 /* The row of a smaller group size, under the row of the largest: the same
  * columns, as a comment line (so a row per size stays the table), and the
  * group size it is for. */
-static void other_size_row(const bench_row *row, const bench_class *cl) {
-    char line[512];
+static void other_size_row(const bench_pair *row, const bench_class *cl) {
+    char line[640];
     FILE *f = fmemopen(line, sizeof line, "w");
     if (!f) return;
-    bench_table_row(f, row, 1);
+    bench_pair_print(f, row);
     fclose(f);
     line[strcspn(line, "\n")] = '\0';
     printf("%s%s  (T=%d: %d group%s)\n", line[0] == ' ' ? "#" : "#  ",
@@ -313,59 +438,82 @@ static void vs_mpi_row(bench_state *s, bench_coll c, const bench_row *pld_row,
 }
 #endif
 
-static void run_coll(bench_state *s, bench_coll c) {
+/* The group of one row: row.* of run g (out-of-place or in-place) into
+ * the pair, its CSV line, its busbw and wrong elements into the sums. */
+static void add_cell(bench_state *s, int g, int k, const bench_row *row, bench_pair *pr,
+                     coll_sums *sum) {
+    bench_cell *cell = &pr->cell[g];
+    *cell = (bench_cell){.present = 1,
+                         .time_us = row->time_us,
+                         .algbw = row->algbw,
+                         .busbw = row->busbw,
+                         .wrong = row->wrong,
+                         .peak_pct = row->peak_pct};
+    if (!pr->type) { /* the row's first group names the row and gives the counters */
+        pr->bytes = row->bytes;
+        pr->count = row->count;
+        pr->type = row->type;
+        pr->redop = row->redop;
+        pr->root = row->root;
+        pr->memcpy_gbs = row->memcpy_gbs;
+        pr->peer_bytes = row->peer_bytes;
+        pr->card_bytes = row->card_bytes;
+        pr->self_bytes = row->self_bytes;
+        pr->card_ok = 1;
+    }
+    pr->card_ok &= row->card_ok;
+    if (!row->card_ok) s->card_mismatches++;
+    if (row->wrong > 0) s->bad_cells++;
+    if (k == 0 && row->bytes > 0) { /* nccl-tests averages busbw over both groups */
+        sum->busbw_sum += row->busbw;
+        sum->rows++;
+    }
+}
+
+/* One table block: every size of collective c for one dtype, op and root,
+ * each size measured once per column group the collective has. */
+static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], pld_dtype dtype,
+                      pld_reduce_op op, int root, coll_sums *sum) {
     const bench_opts *o = s->o;
-    bench_mode mode = bench_mode_resolve(c, o->sh.mode);
-    if (mode == BENCH_NMODE)
-        mode = bench_mode_resolve(c, BENCH_MODE_DEFAULT); /* 'all': --mode fits others */
-    pld_reduce_op op = o->sh.op;
-    int red_dtype = o->sh.dtype == PLD_FP32 || o->sh.dtype == PLD_FP16 || o->sh.dtype == PLD_BF16 ||
-                    o->sh.dtype == PLD_INT32;
-    if (bench_coll_reduces(c) && !red_dtype) {
-        printf("#\n# %s: skipped (reductions are fp32, fp16, bf16 and int32 only)\n",
-               bench_coll_name(c));
-        return;
+    bench_runner *r[2] = {NULL, NULL};
+    int first = modes[0] != BENCH_NMODE ? 0 : 1;
+    pld_status st = PLD_OK;
+    for (int g = 0; g < 2 && st == PLD_OK; g++) {
+        if (modes[g] == BENCH_NMODE) continue;
+        bench_spec spec = {.coll = c,
+                           .mode = modes[g],
+                           .dtype = dtype,
+                           .op = op,
+                           .root = root,
+                           .iters = o->iters,
+                           .warmup = o->warmup,
+                           .warmup_ns = (uint64_t)o->warmup_ms * 1000000u,
+                           .check = o->check,
+                           .inject = o->inject,
+                           .team = s->team};
+        st = bench_runner_open(s->w, &spec, &r[g]);
     }
-    if (c == BENCH_REDUCE_SCATTER && op != PLD_SUM) {
-        printf("#\n# reduce_scatter: skipped (Sum only)\n");
-        return;
-    }
-    bench_spec spec = {.coll = c,
-                       .mode = mode,
-                       .dtype = o->sh.dtype,
-                       .op = op,
-                       .root = (int)o->sh.root,
-                       .iters = o->iters,
-                       .warmup = o->warmup,
-                       .warmup_ns = (uint64_t)o->warmup_ms * 1000000u,
-                       .check = (int)o->check,
-                       .inject = o->inject,
-                       .team = s->team};
-    bench_runner *r = NULL;
-    pld_status st = bench_runner_open(s->w, &spec, &r);
     if (st != PLD_OK) {
         fprintf(stderr, "pld bench: %s: %s: %s\n", bench_coll_name(c), pld_status_name(st),
                 *bench_runner_error() ? bench_runner_error() : pld_world_error(s->w));
         s->failures++;
+        bench_runner_close(r[0]);
+        bench_runner_close(r[1]);
         return;
     }
 #ifdef PLD_HAVE_MPI
     bench_vs_mpi vs = {.coll = c,
-                       .dtype = o->sh.dtype,
+                       .dtype = dtype,
                        .op = op,
-                       .root = (int)o->sh.root,
-                       .inplace = mode == BENCH_MODE_INPLACE,
+                       .root = root,
+                       .inplace = modes[first] == BENCH_MODE_INPLACE,
                        .iters = o->iters,
                        .warmup = o->warmup,
-                       .warmup_ns = spec.warmup_ns};
-    if (o->vs_mpi) bench_runner_after(r, bench_vs_mpi_after, &vs);
+                       .warmup_ns = (uint64_t)o->warmup_ms * 1000000u};
+    if (o->vs_mpi) bench_runner_after(r[first], bench_vs_mpi_after, &vs);
 #endif
-    header(s, c, mode);
-    size_t esz = pld_dtype_size(o->sh.dtype);
+    size_t esz = pld_dtype_size(dtype);
     int64_t last = -1;
-    double busbw_sum = 0;
-    int rows = 0;
-    int64_t wrong = 0;
     int nsizes = c == BENCH_BARRIER ? 1 : s->nsizes;
     for (int i = 0; i < nsizes; i++) {
         bench_shape sh; /* of the largest groups (the world without --team) */
@@ -373,8 +521,9 @@ static void run_coll(bench_state *s, bench_coll c) {
         if (sh.bytes == last) continue; /* rounding mapped two requested sizes to one shape */
         last = sh.bytes;
         progress(s, bench_coll_name(c), i, nsizes, sh.bytes);
-        bench_result res;
-        st = bench_runner_size(r, s->sizes[i], &res);
+        bench_result res[2];
+        for (int g = 0; g < 2 && st == PLD_OK; g++)
+            if (r[g]) st = bench_runner_size(r[g], s->sizes[i], &res[g]);
         if (st != PLD_OK) {
             progress_clear(s);
             fflush(stdout);
@@ -384,59 +533,109 @@ static void run_coll(bench_state *s, bench_coll c) {
             s->failures++;
             break;
         }
-        bench_row_spec rs = {.coll = c,
-                             .mode = mode,
-                             .dtype = o->sh.dtype,
-                             .op = op,
-                             .root = (int)o->sh.root,
-                             .p = s->p,
-                             .ub_bytes = s->lim.ub_bytes};
         progress_clear(s);
-        for (int k = 0; k < res.nclass; k++) { /* the world, or each size of group */
-            const bench_class *cl = &res.cls[k];
-            bench_row row;
-            uint64_t moved;
-            int copiers; /* ranks that copy at all: the threads the peak compares with */
-            bench_row_make(&rs, &res, k, &row, &moved, &copiers);
-            if (row.bytes > 0 && cl->time_ns > 0) {
-                int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
-                row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
-                double gbs = (double)moved / (double)res.ncalls / cl->time_ns;
-                row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
-            }
-            if (s->team) {
-                row.team = o->team.text;
-                row.groups = cl->ngroups;
+        bench_row first_row = {0};
+        for (int k = 0; k < res[first].nclass; k++) { /* the world, or each size of group */
+            const bench_class *cl = &res[first].cls[k];
+            bench_pair pr = {.type = NULL};
+            for (int g = 0; g < 2; g++) {
+                if (!r[g]) continue;
+                bench_row_spec rs = {.coll = c,
+                                     .mode = modes[g],
+                                     .dtype = dtype,
+                                     .op = op,
+                                     .root = root,
+                                     .p = s->p,
+                                     .ub_bytes = s->lim.ub_bytes,
+                                     .average = (int)o->average};
+                const bench_class *gc = &res[g].cls[k];
+                bench_row row;
+                uint64_t moved;
+                int copiers; /* ranks that copy at all: the threads the peak compares with */
+                bench_row_make(&rs, &res[g], k, &row, &moved, &copiers);
+                /* %peak from the slowest rank: the bytes of every rank have moved
+                 * only when the last rank is done, whatever -a shows */
+                if (row.bytes > 0 && gc->time_ns > 0) {
+                    int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
+                    row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
+                    double gbs = (double)moved / (double)res[g].ncalls / gc->time_ns;
+                    row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
+                }
+                if (s->team) {
+                    row.team = o->team.text;
+                    row.groups = gc->ngroups;
+                }
+                row.place = g == BENCH_IN_PLACE ? "in" : "out";
+                if (s->csv)
+                    bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(modes[g]),
+                                  pld_world_transport(s->w), s->team ? gc->t : s->p, &row, 1);
+                add_cell(s, g, k, &row, &pr, sum);
+                if (k == 0 && g == first) first_row = row;
             }
             if (k == 0)
-                bench_table_row(stdout, &row, 1);
+                bench_pair_print(stdout, &pr);
             else
-                other_size_row(&row, cl);
-            if (s->csv)
-                bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(mode),
-                              pld_world_transport(s->w), s->team ? cl->t : s->p, &row, 1);
-#ifdef PLD_HAVE_MPI
-            if (o->vs_mpi) vs_mpi_row(s, c, &row, &vs);
-#endif
-            if (!row.card_ok) s->card_mismatches++;
-            if (k == 0 && row.bytes > 0) {
-                busbw_sum += row.busbw;
-                rows++;
-            }
+                other_size_row(&pr, cl);
         }
+#ifdef PLD_HAVE_MPI
+        if (o->vs_mpi) vs_mpi_row(s, c, &first_row, &vs);
+#else
+        (void)first_row;
+#endif
         fflush(stdout);
-        if (res.wrong > 0) wrong += res.wrong;
+        for (int g = 0; g < 2; g++)
+            if (r[g] && res[g].wrong > 0) sum->wrong += res[g].wrong;
     }
     progress_clear(s);
-    bench_runner_close(r);
+    bench_runner_close(r[0]);
+    bench_runner_close(r[1]);
+}
+
+static void run_coll(bench_state *s, bench_coll c) {
+    const bench_opts *o = s->o;
+    bench_mode modes[2];
+    bench_places(c, o->sh.mode, modes);
+    pld_dtype dtypes[PLD_DTYPE_COUNT];
+    pld_reduce_op ops[4];
+    int ntypes = dtype_list(o, dtypes), nops = op_list(o, c, ops);
+    int nroots = c == BENCH_BROADCAST && o->root_all ? s->tmin : 1;
+    if (bench_coll_reduces(c) && !o->dtype_all && !reduces_dtype(o->sh.dtype)) {
+        printf("#\n# %s: skipped (reductions are fp32, fp16, bf16 and int32 only)\n",
+               bench_coll_name(c));
+        return;
+    }
+    if (c == BENCH_REDUCE_SCATTER && !o->op_all && o->sh.op != PLD_SUM) {
+        printf("#\n# reduce_scatter: skipped (Sum only)\n");
+        return;
+    }
+    header(s, c, modes);
+    coll_sums sum = {0};
+    for (int t = 0; t < ntypes; t++) {
+        if (bench_coll_reduces(c) && !reduces_dtype(dtypes[t])) {
+            printf("# %s: %s skipped (reductions are fp32, fp16, bf16 and int32 only)\n",
+                   bench_coll_name(c), pld_dtype_name(dtypes[t]));
+            continue;
+        }
+        for (int q = 0; q < nops; q++) {
+            if (c == BENCH_REDUCE_SCATTER && ops[q] != PLD_SUM) {
+                if (t == 0 || !o->dtype_all)
+                    printf("# reduce_scatter: op %s skipped (sum only)\n", cli_op_name(ops[q]));
+                continue;
+            }
+            for (int root = 0; root < nroots; root++)
+                run_combo(s, c, modes, dtypes[t], ops[q],
+                          o->root_all ? root : (int)o->sh.root, &sum);
+        }
+    }
     if (o->check)
-        printf("# %s: #wrong %lld%s\n", bench_coll_name(c), (long long)wrong,
-               wrong ? "  FAILED" : "");
+        printf("# %s: #wrong %lld%s\n", bench_coll_name(c), (long long)sum.wrong,
+               sum.wrong ? "  FAILED" : "");
     if (c != BENCH_BARRIER)
-        printf("# avg busbw (%s): %.3f GB/s\n", bench_coll_name(c), rows ? busbw_sum / rows : 0);
-    s->wrong += wrong;
-    s->busbw_sum += busbw_sum;
-    s->busbw_n += rows;
+        printf("# avg busbw (%s): %.3f GB/s\n", bench_coll_name(c),
+               sum.rows ? sum.busbw_sum / sum.rows : 0);
+    s->wrong += sum.wrong;
+    s->busbw_sum += sum.busbw_sum;
+    s->busbw_n += sum.rows;
 }
 
 static int vs_mpi_unavailable(const bench_opts *o) {
@@ -506,7 +705,8 @@ int bench_main(int argc, char **argv) {
         }
         bench_team_extent(s.w, s.team, &tmin, &s.tmax);
     }
-    if (o.sh.root >= tmin) {
+    s.tmin = tmin;
+    if (o.sh.root >= tmin && !o.root_all) {
         for (int i = 0; i < o.ncoll; i++)
             if (o.coll[i] == BENCH_BROADCAST) {
                 if (s.team)
@@ -576,7 +776,11 @@ int bench_main(int argc, char **argv) {
     printf("#\n# total #wrong: %s%lld, cost card = byte counters: %s\n",
            o.check ? "" : "(not checked) ", (long long)s.wrong,
            s.card_mismatches ? "NO (rows marked !)" : "yes, every rank and size");
-    printf("# avg busbw: %.3f GB/s\n", s.busbw_n ? s.busbw_sum / s.busbw_n : 0);
+    /* nccl-tests' footer, to the character: how many measurements had a
+     * wrong element, and busbw averaged over every measurement */
+    printf("# %-20s : %d %s\n", "Out of bounds values", s.bad_cells, s.bad_cells ? "FAILED" : "OK");
+    printf("# %-20s : %g %s\n", "Avg bus bandwidth", s.busbw_n ? s.busbw_sum / s.busbw_n : 0.0, "");
+    printf("#\n");
     if (s.card_mismatches)
         fprintf(stderr,
                 "pld bench: %d row(s) where the byte counters differ from the cost card "

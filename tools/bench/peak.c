@@ -1,4 +1,5 @@
 /* memcpy peak: see peak.h. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _POSIX_C_SOURCE 200809L
 #include "peak.h"
 
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "sweep.h"
@@ -30,6 +32,37 @@ typedef struct peak_thread {
 int bench_online_cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+static size_t mapped_size(int64_t bytes) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return ((size_t)bytes + page - 1) / page * page;
+}
+
+static unsigned char *map_buffer(size_t n) {
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int bench_peak_buffers(int64_t bytes, unsigned char **src, unsigned char **dst) {
+    size_t n = mapped_size(bytes > 0 ? bytes : 1);
+    *src = map_buffer(n);
+    *dst = *src ? map_buffer(n) : NULL;
+    if (!*dst) {
+        if (*src) munmap(*src, n);
+        *src = NULL;
+        return -1;
+    }
+    /* every page written: no first-touch faults (or zero-page reads) inside a trial */
+    memset(*src, 0x5a, n);
+    memset(*dst, 0, n);
+    return 0;
+}
+
+void bench_peak_buffers_free(int64_t bytes, unsigned char *src, unsigned char *dst) {
+    size_t n = mapped_size(bytes > 0 ? bytes : 1);
+    if (src) munmap(src, n);
+    if (dst) munmap(dst, n);
 }
 
 static void copy_reps(peak_thread *t) {
@@ -60,13 +93,7 @@ double bench_memcpy_gbs(int threads, int64_t bytes) {
     int ok = 1;
     for (int i = 0; ok && i < threads; i++) {
         t[i].run = &run;
-        t[i].src = malloc((size_t)bytes);
-        t[i].dst = malloc((size_t)bytes);
-        ok = t[i].src && t[i].dst;
-        if (ok) { /* touch every page: no first-touch faults inside the timing */
-            memset(t[i].src, 0x5a, (size_t)bytes);
-            memset(t[i].dst, 0, (size_t)bytes);
-        }
+        ok = bench_peak_buffers(bytes, &t[i].src, &t[i].dst) == 0;
     }
     if (ok && pthread_barrier_init(&run.bar, NULL, (unsigned)threads) == 0) {
         for (int i = 1; i < threads; i++)
@@ -75,14 +102,17 @@ double bench_memcpy_gbs(int threads, int64_t bytes) {
                 fprintf(stderr, "pld: cannot start memcpy measurement thread %d\n", i);
                 exit(1);
             }
-        /* trials alternate between one memcpy per buffer and 64 KiB pieces */
-        for (int trials = 0; trials < BENCH_PEAK_TRIALS;) {
+        /* one untimed pass first: caches and TLBs warm, threads running;
+         * then trials alternate between one memcpy per buffer and 64 KiB
+         * pieces */
+        for (int warm = 1, trials = 0; trials < BENCH_PEAK_TRIALS; warm = 0) {
             run.piece = trials % 2 && bytes > PIECE ? PIECE : 0;
             pthread_barrier_wait(&run.bar);
             uint64_t t0 = bench_now_ns();
             copy_reps(&t[0]);
             pthread_barrier_wait(&run.bar);
             uint64_t ns = bench_now_ns() - t0;
+            if (warm) continue;
             if (ns < TRIAL_NS && run.reps < MAX_REPS) {
                 run.reps *= 2; /* calibrating: too short to time */
                 continue;
@@ -97,10 +127,8 @@ double bench_memcpy_gbs(int threads, int64_t bytes) {
             pthread_join(t[i].tid, NULL);
         pthread_barrier_destroy(&run.bar);
     }
-    for (int i = 0; i < threads; i++) {
-        free(t[i].src);
-        free(t[i].dst);
-    }
+    for (int i = 0; i < threads; i++)
+        bench_peak_buffers_free(bytes, t[i].src, t[i].dst);
     free(t);
     return best;
 }

@@ -3,6 +3,19 @@
 
 #include "cli.h"
 
+double bench_row_time_ns(const bench_class *cl, int average) {
+    switch (average) {
+    case 0:
+        return cl->time_ns_first;
+    case 2:
+        return cl->time_ns_min;
+    case 3:
+        return cl->time_ns;
+    default:
+        return cl->time_ns_avg;
+    }
+}
+
 void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, bench_row *row,
                     uint64_t *moved, int *copiers) {
     const bench_class *cl = &res->cls[k];
@@ -14,11 +27,11 @@ void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, be
                        .type = c == BENCH_BARRIER ? "-" : pld_dtype_name(rs->dtype),
                        .redop = bench_coll_reduces(c) ? cli_op_name(rs->op) : "none",
                        .root = c == BENCH_BROADCAST ? rs->root : -1,
-                       .time_us = cl->time_ns / 1e3,
+                       .time_us = bench_row_time_ns(cl, rs->average) / 1e3,
                        .wrong = cl->wrong,
                        .card_ok = 1};
-    if (cl->time_ns > 0 && sh->bytes > 0) {
-        row->algbw = (double)sh->bytes / cl->time_ns;
+    if (row->time_us > 0 && sh->bytes > 0) {
+        row->algbw = (double)sh->bytes / (row->time_us * 1e3);
         row->busbw = row->algbw * bench_busbw_factor(c, cl->t);
     }
     *moved = 0;

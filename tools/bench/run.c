@@ -304,7 +304,7 @@ static void k_bench(pld_ctx *w, void *arg) {
     if (a->spec.check) {
         /* only my group writes my windows: its barriers are enough */
         pld_barrier(c, g->sig);
-        for (int64_t it = 0; it < a->spec.iters; it++) {
+        for (int64_t it = 0; it < a->spec.check; it++) {
             /* the values name the group too: another group's data is wrong here */
             int64_t tag = it * a->ngroups + a->group_id[wme];
             fill(a, &b, tag);
@@ -539,7 +539,9 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
     pld_tensor res;
     pld_status st = pld_window_host_view(r->w, a->results, *host, &res);
     if (st != PLD_OK) return st;
-    uint64_t tmax[BENCH_MAX_CLASSES] = {0}, tmin[BENCH_MAX_CLASSES];
+    uint64_t tmax[BENCH_MAX_CLASSES] = {0}, tmin[BENCH_MAX_CLASSES],
+                                      tsum[BENCH_MAX_CLASSES] = {0}, tfirst[BENCH_MAX_CLASSES];
+    int nranks[BENCH_MAX_CLASSES] = {0};
     out->nclass = a->ngrp;
     for (int i = 0; i < a->ngrp; i++) {
         tmin[i] = UINT64_MAX;
@@ -562,6 +564,8 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
         }
         tmax[k] = row[RES_T_NS] > tmax[k] ? row[RES_T_NS] : tmax[k];
         tmin[k] = row[RES_T_NS] < tmin[k] ? row[RES_T_NS] : tmin[k];
+        tsum[k] += row[RES_T_NS];
+        if (nranks[k]++ == 0) tfirst[k] = row[RES_T_NS]; /* world order: the lowest first */
         if (sp->check) {
             cl->wrong += (int64_t)row[RES_WRONG];
             out->wrong += (int64_t)row[RES_WRONG];
@@ -573,6 +577,10 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
     for (int i = 0; i < a->ngrp; i++) {
         out->cls[i].time_ns = sp->iters > 0 ? (double)tmax[i] / (double)sp->iters : 0;
         out->cls[i].time_ns_min = sp->iters > 0 ? (double)tmin[i] / (double)sp->iters : 0;
+        out->cls[i].time_ns_avg =
+            sp->iters > 0 && nranks[i] ? (double)tsum[i] / nranks[i] / (double)sp->iters : 0;
+        out->cls[i].time_ns_first =
+            sp->iters > 0 && nranks[i] ? (double)tfirst[i] / (double)sp->iters : 0;
     }
     out->shape = out->cls[0].shape;
     out->time_ns = out->cls[0].time_ns;
@@ -606,8 +614,8 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
     /* the kernel's own pld_barriers: set-up, end of warmup, start of the
      * check and one after every checked call (with a team the last two
      * are the group's) */
-    out->barriers = 2 + (sp->check ? 1 + sp->iters : 0);
-    out->ncalls = (uint64_t)(out->warmup_calls + sp->iters + (sp->check ? sp->iters : 0));
+    out->barriers = 2 + (sp->check ? 1 + sp->check : 0);
+    out->ncalls = (uint64_t)(out->warmup_calls + sp->iters + sp->check);
     out->counters = r->counters;
     if (r->after) {
         const bench_grp *g = &a->grp[r->rank_class[host]];

@@ -11,12 +11,13 @@
  *     has spent warmup_ns warming up  (same signal: builtins self-clear)
  *   pld_barrier
  *   t0; iters calls back to back; t1 (each rank times itself)
- *   with check: pld_barrier, then iters more calls, each one
+ *   with check N: pld_barrier, then N more calls, each one
  *     fill inputs for iteration it -> call -> verify every element -> pld_barrier
  *   its report (time, wrong elements, warmup calls, byte counters) stored
  *     into every rank's results window, pld_barrier
  *
- * The reported time per call is the maximum over ranks of (t1 - t0) / iters.
+ * The time per call of a rank is (t1 - t0) / iters; the result has the
+ * maximum, minimum and mean over ranks and the first rank's (pld bench -a).
  * The host reads the reports from the results window of a rank it hosts
  * (its own one under mpi, where each process hosts one rank). Byte counters
  * are each rank's pld_ctx_counters just before its report, and cover
@@ -52,7 +53,7 @@ typedef struct bench_spec {
     int root;
     int64_t iters, warmup; /* timed calls; minimum warmup calls */
     uint64_t warmup_ns;    /* and minimum warmup time (0: the count only) */
-    int check;
+    int64_t check; /* checked calls after the timed loop (0: none) */
     int inject; /* test hook: corrupt one result element on rank 0 in the first checked call */
     const pld_team *team; /* NULL: the world; else every group of it at once */
 } bench_spec;
@@ -65,6 +66,8 @@ typedef struct bench_class {
     bench_shape shape; /* bench_shape_make for P = t */
     double time_ns;    /* per call: max over the ranks of these groups */
     double time_ns_min;
+    double time_ns_avg;   /* mean over them */
+    double time_ns_first; /* of the lowest world rank of them (a group's rank 0) */
     int64_t wrong; /* -1 unchecked */
 } bench_class;
 

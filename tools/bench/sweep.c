@@ -182,7 +182,7 @@ void bench_csv_header(FILE *out) {
     fprintf(out,
             "tool,collective,mode,transport,P,size,count,type,redop,root,time_us,algbw_gbs,"
             "busbw_gbs,wrong,peak_pct,memcpy_gbs,peer_bytes,card_bytes,self_bytes,card_ok,team,"
-            "groups\n");
+            "groups,place\n");
 }
 
 void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mode,
@@ -198,9 +198,59 @@ void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mo
     else
         fprintf(out, ",,,,,,");
     if (r->team)
-        fprintf(out, ",%s,%d\n", r->team, r->groups);
+        fprintf(out, ",%s,%d", r->team, r->groups);
     else
-        fprintf(out, ",,\n");
+        fprintf(out, ",,");
+    fprintf(out, ",%s\n", r->place ? r->place : "");
+}
+
+/* Column widths: nccl-tests' order, pld's precision. */
+#define PAIR_LEAD "%12s  %12s  %6s  %6s  %6s"
+#define PAIR_CELL "  %10s  %7s  %7s  %6s"
+#define PAIR_EXT "  %6s  %6s  %7s  %12s  %13s  %12s"
+
+void bench_pair_header(FILE *out) {
+    fprintf(out, "#%11s  %12s  %6s  %6s  %6s  %-34s  %-34s  %s\n", "", "", "", "", "",
+            "            out-of-place", "              in-place", "  %peak (out, in)");
+    fprintf(out, "#%11s  %12s  %6s  %6s  %6s" PAIR_CELL PAIR_CELL PAIR_EXT "\n", "size", "count",
+            "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+            "#wrong", "%peak", "%peak", "memcpy", "peer bytes", "card", "self bytes");
+    fprintf(out, "#%11s  %12s  %6s  %6s  %6s" PAIR_CELL PAIR_CELL PAIR_EXT "\n", "(B)",
+            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+            "(out)", "(in)", "(GB/s)", "(B/rank)", "(B/rank)", "(B/rank)");
+}
+
+static void pair_cell(FILE *out, const bench_cell *c, int64_t bytes) {
+    char t[24] = "N/A", a[24] = "N/A", b[24] = "N/A", w[24] = "N/A";
+    if (c->present) {
+        snprintf(t, sizeof t, "%.2f", c->time_us);
+        if (bytes > 0) {
+            snprintf(a, sizeof a, "%.2f", c->algbw);
+            snprintf(b, sizeof b, "%.2f", c->busbw);
+        }
+        if (c->wrong >= 0) snprintf(w, sizeof w, "%lld", (long long)c->wrong);
+    }
+    fprintf(out, PAIR_CELL, t, a, b, w);
+}
+
+void bench_pair_print(FILE *out, const bench_pair *r) {
+    char size[24], count[24], root[16], pk[2][16], mc[16], peer[24], card[24], self[24];
+    snprintf(size, sizeof size, "%lld", (long long)r->bytes);
+    snprintf(count, sizeof count, "%lld", (long long)r->count);
+    snprintf(root, sizeof root, "%d", r->root);
+    fprintf(out, PAIR_LEAD, size, count, r->type, r->redop, root);
+    pair_cell(out, &r->cell[BENCH_OUT_OF_PLACE], r->bytes);
+    pair_cell(out, &r->cell[BENCH_IN_PLACE], r->bytes);
+    for (int g = 0; g < 2; g++)
+        if (r->cell[g].present && r->bytes > 0)
+            snprintf(pk[g], sizeof pk[g], "%.1f", r->cell[g].peak_pct);
+        else
+            snprintf(pk[g], sizeof pk[g], "N/A");
+    snprintf(mc, sizeof mc, "%.1f", r->memcpy_gbs);
+    snprintf(peer, sizeof peer, "%llu", (unsigned long long)r->peer_bytes);
+    snprintf(card, sizeof card, "%llu%c", (unsigned long long)r->card_bytes, r->card_ok ? ' ' : '!');
+    snprintf(self, sizeof self, "%llu", (unsigned long long)r->self_bytes);
+    fprintf(out, PAIR_EXT "\n", pk[0], pk[1], mc, peer, card, self);
 }
 
 uint64_t bench_now_ns(void) {

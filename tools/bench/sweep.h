@@ -82,11 +82,40 @@ typedef struct bench_row {
      * row's size ran (the CSV's P is then the group size); NULL: the world */
     const char *team;
     int groups;
+    /* pld bench: "out" (out-of-place) or "in" (in-place), the column group
+     * of the table this measurement is in; NULL: not said (mpi_coll) */
+    const char *place;
 } bench_row;
 void bench_table_row(FILE *out, const bench_row *r, int extended);
 
-/* CSV: one header, one line per row; tool is "pld" or "mpi". pld-only
- * fields are left empty for MPI, and team and groups for world runs. */
+/* pld bench's table: nccl-tests' layout -- size count type redop root,
+ * then time algbw busbw #wrong out-of-place, the same four in-place --
+ * followed by pld's columns: %peak of each group, the memcpy reference,
+ * and peer bytes / card / self bytes of the row's first group (its
+ * out-of-place one where it has one). A group the collective does not
+ * have is four N/A; #wrong is N/A when not checked (nccl-tests' -c 0). */
+typedef struct bench_cell {
+    int present;
+    double time_us, algbw, busbw; /* algbw, busbw: N/A for 0 bytes (barrier) */
+    int64_t wrong;                /* -1: not checked */
+    double peak_pct;
+} bench_cell;
+enum { BENCH_OUT_OF_PLACE, BENCH_IN_PLACE };
+typedef struct bench_pair {
+    int64_t bytes, count;
+    const char *type, *redop;
+    int root;
+    bench_cell cell[2]; /* [BENCH_OUT_OF_PLACE], [BENCH_IN_PLACE] */
+    double memcpy_gbs;
+    uint64_t peer_bytes, card_bytes, self_bytes;
+    int card_ok; /* both groups equal their cards */
+} bench_pair;
+void bench_pair_header(FILE *out);
+void bench_pair_print(FILE *out, const bench_pair *r);
+
+/* CSV: one header, one line per row (pld bench: per column group, `place`
+ * out or in); tool is "pld" or "mpi". pld-only fields are left empty for
+ * MPI, and team and groups for world runs. */
 void bench_csv_header(FILE *out);
 void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mode,
                    const char *transport, int p, const bench_row *r, int extended);
