@@ -54,49 +54,49 @@ extern "C" {
  *   for peer != me: notify(signal, peer, [me], +1, AtomicAdd)
  *   for src  != me: wait(signal, [src], 1, Ge)
  *   for src  != me: notify(signal, me, [src], -1, AtomicAdd)   (self-clearing epilogue) */
-void pld_barrier(pld_ctx *c, pld_dtensor signal);
+PLD_API void pld_barrier(pld_ctx *c, pld_dtensor signal);
 
 /* Broadcast: the root has staged `data`; every rank's data becomes the
  * root's. Pull form between two full credit
  * rounds (ready, read done): every rank hears from every other rank, so the
  * signal and the other builtins' windows stay safe to reuse. Signal [P,1]. */
-void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
+PLD_API void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
 
 /* Allgather (push): local [1,S] (plain tensor, not inside target), target
  * [P,S]: row s of target = rank s's local, on every rank. */
-void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
+PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
 /* In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
  * row `me` of target; the self copy is skipped. */
-void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);
+PLD_API void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);
 
 /* Reduce-scatter: data [P,S], every rank staged all rows; afterwards row
  * `me` = Sum over ranks of their row `me`. Other ops: PLD_ERR_UNSUPPORTED. */
-void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op);
+PLD_API void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op);
 
 typedef enum pld_allreduce_mode { PLD_MESH = 0, PLD_RING = 1 } pld_allreduce_mode;
 /* Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
  * PLD_MESH: signal [P,1]; PLD_RING: signal [2(P-1), P]. */
-void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
-                   pld_allreduce_mode mode);
+PLD_API void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                           pld_allreduce_mode mode);
 
 /* Allreduce on core_num cores per rank (1 <= core_num <= the profile's AIV
  * cores): 256-element tiles dealt block-cyclically to the cores, core b
  * synchronising on lane b of a signal [P, S >= core_num]. PLD_MESH only for
  * core_num > 1. core_num = 1 is pld_allreduce. */
-void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
-                         pld_allreduce_mode mode, int core_num);
+PLD_API void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
+                                 pld_allreduce_mode mode, int core_num);
 
 /* All-to-all (push): input [P,S] (row d = chunk for rank d, a plain tensor
  * separate from target), target [P,S]: row s of target = the chunk rank s
  * made for this rank. The caller reads the rows. */
-void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal);
+PLD_API void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal);
 
 /* All-to-all-v: input/target [P*M,S], send_counts INT32 [P] or [P,1],
  * recv_counts window INT32 [P,1]. Rows s*M .. s*M+recv_counts[s]-1 of target
  * hold what rank s sent; counts are clamped to M. */
-void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
-                      pld_tensor send_counts, pld_dtensor recv_counts);
+PLD_API void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
+                              pld_tensor send_counts, pld_dtensor recv_counts);
 
 /* Indexed all-to-all-v (MoE token dispatch; a5sim URMA model only, else
  * PLD_ERR_UNSUPPORTED). input [Nmax,H] fp32 or int8 (plain tensor); index
@@ -109,9 +109,9 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
  * distinct. Counts outside [0,C], read indices outside [0,Nmax) and a send
  * that overflows the peer's SQ (ceil(count/12)*4 > depth) are PLD_ERR_DATA.
  * core_num: 1 .. the profile's AIV cores; core b sends to peers b, b+B, ... */
-void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
-                              pld_dtensor signal, pld_dtensor send_counts, pld_tensor recv_counts,
-                              pld_tensor index, int core_num);
+PLD_API void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
+                                      pld_dtensor signal, pld_dtensor send_counts,
+                                      pld_tensor recv_counts, pld_tensor index, int core_num);
 
 /* Indexed combine: the reverse of pld_indexed_all_to_all_v, run after the
  * experts processed the dispatched rows in place. With the same
@@ -123,28 +123,28 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
  * fp32 [Nmax,H]; weights: fp32 [P,C] like index (e.g. the router's gate
  * values). signal INT32 [P, S >= core_num]. Results do not depend on
  * core_num. Any profile. */
-void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
-                         pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
-                         pld_tensor weights, int core_num);
+PLD_API void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
+                                 pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
+                                 pld_tensor weights, int core_num);
 
 /* ---- host twins: launch the builtin on every rank ----------------------- */
-pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);
-pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
-                              int root);
+PLD_API pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);
+PLD_API pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                                      int root);
 /* stage: window [1,S] whose slice on each rank is that rank's input. */
-pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor target,
-                              const pld_dtensor *signal);
-pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
-                                   pld_reduce_op op);
+PLD_API pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor target,
+                                      const pld_dtensor *signal);
+PLD_API pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data,
+                                           const pld_dtensor *signal, pld_reduce_op op);
 /* signal may be NULL: pld allocates a private one (once per world).
  * core_num > 1 runs pld_allreduce_cores (mesh; signal [P, S >= core_num]). */
-pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
-                              pld_reduce_op op, pld_allreduce_mode mode, int core_num);
-pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,
-                               const pld_dtensor *signal);
-pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
-                                 const pld_dtensor *signal, pld_dtensor send_counts,
-                                 pld_dtensor recv_counts);
+PLD_API pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
+                                      pld_reduce_op op, pld_allreduce_mode mode, int core_num);
+PLD_API pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,
+                                       const pld_dtensor *signal);
+PLD_API pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
+                                         const pld_dtensor *signal, pld_dtensor send_counts,
+                                         pld_dtensor recv_counts);
 
 #ifdef __cplusplus
 }

@@ -52,17 +52,17 @@ typedef struct pld_config {
  * PLD_ERR_UNSUPPORTED (real-hardware platforms a2a3/a5, transport not built),
  * PLD_ERR_NOMEM, PLD_ERR_SYSTEM. On failure *out is untouched and the reason
  * is available from pld_last_error(). */
-pld_status pld_world_init(pld_world **out, const pld_config *cfg);
+PLD_API pld_status pld_world_init(pld_world **out, const pld_config *cfg);
 
 /* Like pld_world_init, configured from the command line. Consumes
  * -p/--platform X, -d/--device X, --transport X, --ir and --ir-svg FILE
  * (also in the --opt=X form) and leaves every other argument in place. */
-pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
+PLD_API pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
 
 /* Message of the last failed pld_world_init on this thread ("" if none),
  * or of the last call on this thread refused because its world handle was
  * not a live world (finalized, NULL, or never a world). */
-const char *pld_last_error(void);
+PLD_API const char *pld_last_error(void);
 
 /* Handle lifetime. Worlds, window buffers, views, tiles and host blocks
  * are checked before use: a double free, a use after free, a call after
@@ -79,22 +79,22 @@ const char *pld_last_error(void);
  * name a newer object of the same kind.
  *
  * Launches of one world run one at a time; a kernel may not launch. */
-void pld_world_finalize(pld_world *w);
-int pld_world_size(const pld_world *w);
-int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
-int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
+PLD_API void pld_world_finalize(pld_world *w);
+PLD_API int pld_world_size(const pld_world *w);
+PLD_API int pld_device_id(const pld_world *w, int rank); /* -1 if rank is out of range */
+PLD_API int pld_is_root_process(const pld_world *w);     /* print "OK" only here */
 /* 1 if this process hosts `rank` (every rank on the thread and process
  * transports, its own one under mpi): only then can the host read or write
  * that rank's windows (pld_window_host_view) and counters. */
-int pld_world_hosts_rank(const pld_world *w, int rank);
+PLD_API int pld_world_hosts_rank(const pld_world *w, int rank);
 /* The OS process running `rank` (the caller's own pid on the thread
  * transport); -1 if rank is out of range. */
-int pld_rank_pid(const pld_world *w, int rank);
-const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
-const char *pld_world_transport(const pld_world *w); /* "thread", ... */
+PLD_API int pld_rank_pid(const pld_world *w, int rank);
+PLD_API const char *pld_world_platform(const pld_world *w);  /* "a2a3sim" or "a5sim" */
+PLD_API const char *pld_world_transport(const pld_world *w); /* "thread", ... */
 /* 1 if the transport `name` ("thread", "process", "mpi") is compiled into
  * this library (mpi: when CMake found MPI). Initialises nothing. */
-int pld_transport_built(const char *name);
+PLD_API int pld_transport_built(const char *name);
 /* The simulated hardware limits of the world's platform profile. */
 typedef struct pld_info_limits {
     size_t ub_bytes;  /* on-core buffer (UB) bytes per core */
@@ -102,28 +102,28 @@ typedef struct pld_info_limits {
     int urma;         /* 1 if the URMA queue model exists (a5sim) */
     int64_t sq_depth; /* URMA SQ depth in WQEBBs */
 } pld_info_limits;
-void pld_world_limits(const pld_world *w, pld_info_limits *out);
+PLD_API void pld_world_limits(const pld_world *w, pld_info_limits *out);
 /* Message of the last failure on this world, "" if none. */
-const char *pld_world_error(const pld_world *w);
+PLD_API const char *pld_world_error(const pld_world *w);
 
 /* Symmetric allocation of `bytes` on every rank, zero-initialised. `name`
  * appears in error messages and listings. */
-pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
-                                   pld_window_buffer **out);
+PLD_API pld_status pld_alloc_window_buffer(pld_world *w, size_t bytes, const char *name,
+                                           pld_window_buffer **out);
 /* A typed view of a window buffer; the view must fit the buffer. */
-pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const int64_t *shape,
-                      pld_dtensor *out);
+PLD_API pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim,
+                              const int64_t *shape, pld_dtensor *out);
 /* Zeroes the buffer on every rank (e.g. a signal after an aborted launch). */
-pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf);
-void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf);
-const char *pld_window_buffer_name(const pld_window_buffer *buf);
-size_t pld_window_buffer_size(const pld_window_buffer *buf);
+PLD_API pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf);
+PLD_API void pld_free_window_buffer(pld_world *w, pld_window_buffer *buf);
+PLD_API const char *pld_window_buffer_name(const pld_window_buffer *buf);
+PLD_API size_t pld_window_buffer_size(const pld_window_buffer *buf);
 
 /* Host memory visible to every rank (on every transport that shares memory
  * with the host). Zeroed. NULL on failure. Blocks not freed with
  * pld_host_free are released by pld_world_finalize. */
-void *pld_host_alloc(pld_world *w, size_t bytes);
-void pld_host_free(pld_world *w, void *p);
+PLD_API void *pld_host_alloc(pld_world *w, size_t bytes);
+PLD_API void pld_host_free(pld_world *w, void *p);
 
 typedef void (*pld_kernel)(pld_ctx *ctx, void *arg);
 /* Runs kernel on every rank this process hosts and returns when all have
@@ -135,60 +135,60 @@ typedef void (*pld_kernel)(pld_ctx *ctx, void *arg);
  * PLD_STACK_BYTES (4 MiB by default: a large array on a kernel's stack
  * needs more). Kernels that may crash run safely with the process
  * transport (--transport process), where a dead worker is PLD_ERR_PEER. */
-pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg);
+PLD_API pld_status pld_launch(pld_world *w, pld_kernel kernel, void *arg);
 
 /* Reads (and releases) this rank's window slice from the host side:
  * a plain tensor over rank `rank`'s part of `t`. Only valid between launches,
  * on transports where the host shares memory with the ranks. */
-pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tensor *out);
+PLD_API pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tensor *out);
 
 /* ======================================================================= */
 /* Kernel side (inside pld_launch)                                         */
 /* ======================================================================= */
 
-int pld_rank(const pld_ctx *c);
-int pld_nranks(const pld_ctx *c);
-int pld_device(const pld_ctx *c); /* this rank's device id */
+PLD_API int pld_rank(const pld_ctx *c);
+PLD_API int pld_nranks(const pld_ctx *c);
+PLD_API int pld_device(const pld_ctx *c); /* this rank's device id */
 /* Inside a multi-core builtin: this core's index and the core count (0 and 1
  * elsewhere). */
-int pld_core(const pld_ctx *c);
-int pld_ncores(const pld_ctx *c);
+PLD_API int pld_core(const pld_ctx *c);
+PLD_API int pld_ncores(const pld_ctx *c);
 /* This rank's slice of a window as a plain tensor. */
-pld_tensor pld_local(const pld_ctx *c, pld_dtensor t);
+PLD_API pld_tensor pld_local(const pld_ctx *c, pld_dtensor t);
 /* Reports a failed check: PLD_ERR_CHECK with the formatted message; aborts
  * the group. Does not return. */
-void pld_fail(pld_ctx *c, const char *fmt, ...)
+PLD_API void pld_fail(pld_ctx *c, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3), noreturn))
 #endif
     ;
 
 /* Plain tensor constructor (no allocation). ndim 1..PLD_MAX_DIMS. */
-pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape);
+PLD_API pld_tensor pld_tensor_make(void *data, pld_dtype dtype, int ndim, const int64_t *shape);
 /* Element count; -1 when it does not fit an int64_t. */
-int64_t pld_tensor_numel(pld_tensor t);
+PLD_API int64_t pld_tensor_numel(pld_tensor t);
 
 /* ---- tiles ---------------------------------------------------------------
  * 2-D [rows, cols] scratch from the rank's UB budget (profile, default
  * 192 KiB, env PLD_UB_BYTES). Exceeding the budget is PLD_ERR_NOMEM. Tiles
  * are freed automatically when the kernel returns. Contents start zeroed. */
-pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols);
-void *pld_tile_data(pld_tile *t);
-int64_t pld_tile_rows(const pld_tile *t);
-int64_t pld_tile_cols(const pld_tile *t);
-pld_dtype pld_tile_dtype(const pld_tile *t);
-void pld_tile_free(pld_ctx *c, pld_tile *t);
+PLD_API pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols);
+PLD_API void *pld_tile_data(pld_tile *t);
+PLD_API int64_t pld_tile_rows(const pld_tile *t);
+PLD_API int64_t pld_tile_cols(const pld_tile *t);
+PLD_API pld_dtype pld_tile_dtype(const pld_tile *t);
+PLD_API void pld_tile_free(pld_ctx *c, pld_tile *t);
 /* Bytes of UB in use / available on this rank. */
-size_t pld_ub_used(const pld_ctx *c);
-size_t pld_ub_capacity(const pld_ctx *c);
+PLD_API size_t pld_ub_used(const pld_ctx *c);
+PLD_API size_t pld_ub_capacity(const pld_ctx *c);
 
 /* tile <-> local tensor; the tile covers the innermost two dims at offsets
  * (one offset per tensor dim). */
-void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets);
-void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *offsets);
+PLD_API void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets);
+PLD_API void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *offsets);
 /* acc = acc op x, elementwise; same dtype and shape. */
-void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op);
-void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x);
+PLD_API void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op);
+PLD_API void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x);
 
 /* ---- signals -------------------------------------------------------------
  * A signal is an INT32 window. notify updates a cell of `peer`'s window
@@ -196,22 +196,23 @@ void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x);
  * (signed) Eq / Ge to expected. Every put/remote_store/atomic issued before a
  * notify is visible to the rank whose wait observes it (release/acquire).
  * A waiting rank spins briefly, then sleeps until a notify can satisfy it. */
-void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets, int32_t value,
-                pld_notify_op op);
-void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
-              pld_wait_cmp cmp);
-int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets);
+PLD_API void pld_notify(pld_ctx *c, pld_dtensor signal, int peer, const int64_t *offsets,
+                        int32_t value, pld_notify_op op);
+PLD_API void pld_wait(pld_ctx *c, pld_dtensor signal, const int64_t *offsets, int32_t expected,
+                      pld_wait_cmp cmp);
+PLD_API int32_t pld_signal_read(pld_ctx *c, pld_dtensor signal, const int64_t *offsets);
 
 /* ---- tile-level RMA: a 2-D tile lands on the innermost two dims ---------- */
-void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const int64_t *offsets);
-void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
-                      const int64_t *offsets, pld_atomic atomic);
+PLD_API void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer,
+                             const int64_t *offsets);
+PLD_API void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
+                              const int64_t *offsets, pld_atomic atomic);
 
 /* acc = acc op (the tile-shaped region of peer's window at offsets): a
  * remote_load and a tile_reduce in one pass, without the staging copy.
  * Counts as a read from the peer (bytes_from_peers). */
-void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer,
-                       const int64_t *offsets, pld_reduce_op op);
+PLD_API void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer,
+                               const int64_t *offsets, pld_reduce_op op);
 
 /* ---- tensor-level point-to-point ----------------------------------------
  * Without offsets, src and dst must have the same shape and the whole tensor
@@ -226,8 +227,8 @@ typedef struct pld_xfer {
     int64_t chunk_rows, chunk_cols; /* 0 = full extent */
     int pipeline;                   /* double-buffered; requires both chunk sizes */
 } pld_xfer;
-void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xfer *x);
-void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xfer *x);
+PLD_API void pld_put(pld_ctx *c, pld_dtensor dst, int peer, pld_tensor src, const pld_xfer *x);
+PLD_API void pld_get(pld_ctx *c, pld_tensor dst, int peer, pld_dtensor src, const pld_xfer *x);
 
 /* ======================================================================= */
 /* Observability                                                           */
@@ -248,17 +249,17 @@ typedef struct pld_counters {
     uint64_t merged_ranges;  /* runs of contiguous source rows moved as one copy */
     uint64_t self_stages;    /* 8 KiB stages of the self path */
 } pld_counters;
-pld_counters pld_ctx_counters(const pld_ctx *c);
-pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out);
+PLD_API pld_counters pld_ctx_counters(const pld_ctx *c);
+PLD_API pld_status pld_rank_counters(const pld_world *w, int rank, pld_counters *out);
 
 /* The lowering listing of rank 0's last launch (see --ir). Recording is on
  * when the world was created with cfg.ir / --ir / env PLD_IR=1, or after
  * pld_ir_enable(w, 1). */
-void pld_ir_enable(pld_world *w, int on);
+PLD_API void pld_ir_enable(pld_world *w, int on);
 /* Text of the listing; valid until the next launch. "" when not recorded. */
-const char *pld_ir_text(const pld_world *w);
+PLD_API const char *pld_ir_text(const pld_world *w);
 /* Writes the listing to out (stdout when NULL). */
-pld_status pld_ir_dump(const pld_world *w, FILE *out);
+PLD_API pld_status pld_ir_dump(const pld_world *w, FILE *out);
 
 #ifdef __cplusplus
 }

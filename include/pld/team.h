@@ -23,30 +23,31 @@ typedef struct pld_team pld_team; /* opaque */
  * with the same color form one group, ordered by (key, parent rank); a
  * color of PLD_TEAM_NONE puts the rank in none. key may be NULL (keys 0).
  * name (NULL: "team<N>") appears in messages. */
-pld_status pld_team_split(pld_world *w, const pld_team *parent, const int *color,
-                          const int *key, const char *name, pld_team **out);
+PLD_API pld_status pld_team_split(pld_world *w, const pld_team *parent, const int *color,
+                                  const int *key, const char *name, pld_team **out);
 /* In each parent group: one group of the parent ranks start, start+stride,
  * ... (size of them); the other ranks are in none. */
-pld_status pld_team_split_strided(pld_world *w, const pld_team *parent, int start, int stride,
-                                  int size, const char *name, pld_team **out);
+PLD_API pld_status pld_team_split_strided(pld_world *w, const pld_team *parent, int start,
+                                          int stride, int size, const char *name, pld_team **out);
 /* A 2-D grid of each parent group, x fastest: the x team's groups are rows
  * of xrange consecutive ranks (the last row may be short), the y team's
  * groups are the columns (ranks equal mod xrange). */
-pld_status pld_team_split_2d(pld_world *w, const pld_team *parent, int xrange, const char *xname,
-                             pld_team **xteam, const char *yname, pld_team **yteam);
+PLD_API pld_status pld_team_split_2d(pld_world *w, const pld_team *parent, int xrange,
+                                     const char *xname, pld_team **xteam, const char *yname,
+                                     pld_team **yteam);
 /* Frees a team (a freed team is then refused by every call). */
-void pld_team_free(pld_world *w, pld_team *t);
+PLD_API void pld_team_free(pld_world *w, pld_team *t);
 
 /* world_rank's rank in its group of t; -1 if it is in none (or t is not a
  * live team). */
-int pld_team_rank_of(const pld_team *t, int world_rank);
+PLD_API int pld_team_rank_of(const pld_team *t, int world_rank);
 /* The size of world_rank's group; 0 if it is in none. */
-int pld_team_group_size(const pld_team *t, int world_rank);
+PLD_API int pld_team_group_size(const pld_team *t, int world_rank);
 /* The world rank of team_rank in world_rank's group; -1 if none. */
-int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank);
+PLD_API int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank);
 /* The number of groups of t, and its name ("" if t is not a live team). */
-int pld_team_ngroups(const pld_team *t);
-const char *pld_team_name(const pld_team *t);
+PLD_API int pld_team_ngroups(const pld_team *t);
+PLD_API const char *pld_team_name(const pld_team *t);
 
 /* Kernel side: this rank's view of its group of t, or NULL if the rank is
  * in none. In the view every kernel-side call works unchanged and speaks in
@@ -57,11 +58,11 @@ const char *pld_team_name(const pld_team *t);
  * different groups, and of different teams on different signals, run at
  * the same time. A view lives until its kernel returns; c may itself be a
  * view (of any team). */
-pld_ctx *pld_team_ctx(pld_ctx *c, const pld_team *t);
+PLD_API pld_ctx *pld_team_ctx(pld_ctx *c, const pld_team *t);
 /* The team a context speaks for (NULL: the world). */
-const pld_team *pld_ctx_team(const pld_ctx *c);
+PLD_API const pld_team *pld_ctx_team(const pld_ctx *c);
 /* The world rank behind a context (pld_rank is the group rank in a view). */
-int pld_world_rank(const pld_ctx *c);
+PLD_API int pld_world_rank(const pld_ctx *c);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pld/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,7 +35,7 @@ typedef enum pld_status {
 } pld_status;
 
 /* "PLD_ERR_BOUNDS"; "PLD_ERR_UNKNOWN" for values outside the enum. */
-const char *pld_status_name(pld_status s);
+PLD_API const char *pld_status_name(pld_status s);
 
 /* ---- data types -------------------------------------------------------- */
 
@@ -52,9 +54,9 @@ typedef enum pld_dtype {
 #define PLD_DTYPE_COUNT 9
 
 /* Element size in bytes; 0 for values outside the enum. */
-size_t pld_dtype_size(pld_dtype t);
+PLD_API size_t pld_dtype_size(pld_dtype t);
 /* "fp32", "bf16", ...; "invalid" for values outside the enum. */
-const char *pld_dtype_name(pld_dtype t);
+PLD_API const char *pld_dtype_name(pld_dtype t);
 
 typedef enum pld_reduce_op { PLD_SUM, PLD_MAX, PLD_MIN, PLD_PROD } pld_reduce_op;
 typedef enum pld_notify_op { PLD_NOTIFY_ATOMIC_ADD = 0, PLD_NOTIFY_SET = 1 } pld_notify_op;
@@ -95,9 +97,9 @@ typedef struct pld_ctx pld_ctx;     /* one rank's view inside a kernel */
  * number of offsets for a tensor fails with PLD_ERR_ARG instead of reading
  * garbage. Plain `int64_t off[2]` arrays are accepted too (their length is
  * taken to be the tensor's ndim). */
-const int64_t *pld__idx_mark(const int64_t *v, int n);
+PLD_API const int64_t *pld_idx_mark(const int64_t *v, int n);
 #define PLD_IDX(...)                                                                              \
-    pld__idx_mark((const int64_t[]){__VA_ARGS__},                                                 \
+    pld_idx_mark((const int64_t[]){__VA_ARGS__},                                                  \
                   (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
 
 #ifdef __cplusplus

@@ -28,7 +28,7 @@ typedef struct idx_ring {
 #endif
 static _Thread_local idx_ring ring PLD__TLS_FAST;
 
-const int64_t *pld__idx_mark(const int64_t *v, int n)
+const int64_t *pld_idx_mark(const int64_t *v, int n)
 {
     idx_ring *r = &ring;
     unsigned slot = r->head++ % IDX_RING;

@@ -513,7 +513,7 @@ static const int64_t *k_idx(const fz_rank *R, fz_idx *x, int64_t *tmp)
     if (x->rel) /* wraps at INT64_MAX instead of overflowing: the library sees a huge value */
         tmp[0] = (int64_t)((uint64_t)tmp[0] + (uint64_t)R->me);
     if (x->mark)
-        return pld__idx_mark(tmp, x->mark - 1);
+        return pld_idx_mark(tmp, x->mark - 1);
     return tmp;
 }
 
@@ -533,7 +533,7 @@ static pld_tensor k_tensor(fz_rank *R, fz_launch *L, fz_tspec *t)
     memcpy(shape, t->shape, sizeof shape);
     const int64_t *sp = shape;
     if (t->mark)
-        sp = pld__idx_mark(shape, t->mark - 1);
+        sp = pld_idx_mark(shape, t->mark - 1);
     void *data = t->kind == 0 ? L->s->arena[R->me] + t->off : NULL;
     return pld_tensor_make(data, (pld_dtype)t->dtype, t->ndim, sp);
 }
