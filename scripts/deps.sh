@@ -11,7 +11,8 @@ pld_deps() {
         # only recommends the runtime that holds libFuzzer; doxygen and
         # groff-base: the API reference and the pld(1) page (tests/docs)
         want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev
-               doxygen groff-base)
+               doxygen groff-base
+               g++) # the C++ build of the README's kernel (tests/packaging)
     fi
     local missing=()
     for p in "${want[@]}"; do

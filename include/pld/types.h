@@ -96,13 +96,31 @@ typedef struct pld_ctx pld_ctx;     /* one rank's view inside a kernel */
  * Arrays made with PLD_IDX also carry their length, so a call given the wrong
  * number of offsets for a tensor fails with PLD_ERR_ARG instead of reading
  * garbage. Plain `int64_t off[2]` arrays are accepted too (their length is
- * taken to be the tensor's ndim). */
+ * taken to be the tensor's ndim).
+ * In C++ the array is a temporary that lives to the end of the full
+ * expression (in C, to the end of the block): pass PLD_IDX straight to the
+ * call, as every example does, and do not keep the pointer. */
 PLD_API const int64_t *pld_idx_mark(const int64_t *v, int n);
+#ifndef __cplusplus
 #define PLD_IDX(...)                                                                              \
     pld_idx_mark((const int64_t[]){__VA_ARGS__},                                                  \
-                  (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+                 (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+#endif
 
 #ifdef __cplusplus
 }
+
+/* C++ has no compound literals (g++: "taking address of temporary array"):
+ * PLD_IDX there builds an array object holding the values, each converted
+ * to int64_t as C would convert it, and marks it as C's PLD_IDX does. */
+template <size_t N> struct pld_idx_array {
+    int64_t v[N];
+    const int64_t *mark() const { return pld_idx_mark(v, (int)N); }
+};
+template <typename... T> inline pld_idx_array<sizeof...(T)> pld_idx_make(T... x)
+{
+    return pld_idx_array<sizeof...(T)>{{static_cast<int64_t>(x)...}};
+}
+#define PLD_IDX(...) (pld_idx_make(__VA_ARGS__).mark())
 #endif
 #endif /* PLD_TYPES_H */
