@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/ab.sh - two builds of pld side by side: is B slower than A anywhere?
 #
 #   bench/ab.sh [options] A_BUILD_DIR B_BUILD_DIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/compare.sh - pld against MPI's own collectives, same sweep, one table.
 #
 # For every repeat and every P, back to back:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* floor: what two threads achieve on this machine with nothing but C11
  * atomics and plain loops -- the floor under pld's small-message numbers.
  *

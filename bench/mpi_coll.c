@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mpi_coll: MPI's own collectives over the sweep of `pld bench`, with the
  * same sizes, the same table and the same CSV, so bench/compare.sh can put
  * them side by side.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pld_add_mpi_test(<test> <np> <target> [args...])
 #   Runs <target> under the MPI launcher with <np> processes (oversubscribed:
 #   these machines have fewer cores than ranks) as ctest test <test>, label

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 01 — hello_rank: who am I, how many of us, on which device.
  *
  * The same kernel runs on every rank (SPMD). Each rank asks pld for its rank,

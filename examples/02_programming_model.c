@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 02 — programming_model: host orchestrator -> per-rank launch -> kernel.
  *
  * The host owns the program: it creates the world, prepares inputs, launches

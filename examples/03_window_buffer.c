@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 03 — window_buffer: symmetric memory, own slice only.
  *
  * pld_alloc_window_buffer gives every rank a buffer of the same size, zeroed,

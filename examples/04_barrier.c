@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 04 — barrier: notify / wait by hand, then pld_barrier.
  *
  * A barrier is built from signals: every rank adds 1 to a cell named after

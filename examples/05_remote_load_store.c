@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 05 — remote_load_store: tile-level RMA, a one-step ring shift.
  *
  * A tile is a small 2-D scratch buffer in the rank's on-core memory (UB).

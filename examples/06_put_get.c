@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 06 — put_get: push vs pull with tensor-level transfers.
  *
  * pld_put copies a plain tensor (or a region of it) into a peer's window;

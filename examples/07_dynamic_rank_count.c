@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 07 — dynamic_rank_count: one source, any P.
  *
  * Nothing in this file knows how many ranks there are. The host sizes the

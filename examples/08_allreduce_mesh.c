@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 08 — allreduce_mesh: every rank reads every peer.
  *
  * Allreduce: every rank holds a vector; afterwards every rank holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 09 — allreduce_two_phase: reduce-scatter, then allgather, by hand.
  *
  * The mesh of step 08 makes every rank read all P-1 peer vectors in full.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 10 — allreduce_ring: the two phases of step 09, around a ring.
  *
  * The vector is split into P segments (ragged: lengths differ by one). Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 11 — allreduce_reveal: pld_allreduce, mesh and ring.
  *
  * Steps 08 and 10 wrote the two allreduce algorithms by hand. pld_allreduce

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 12 — broadcast: one root's data on every rank; reveal pld_broadcast.
  *
  * The root stages its block in its window; a barrier says "staged"; every

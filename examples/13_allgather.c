@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 13 — allgather: every rank's slice, on every rank, in rank order.
  *
  * Every rank is both a producer and a consumer: rank r contributes a slice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 14 — reduce_scatter: the other half of step 09; reveal
  * pld_reduce_scatter.
  *

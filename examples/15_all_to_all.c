@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 15 — all_to_all: a different slice for every peer.
  *
  * Rank r has P chunks, one per destination: row d of its input x [P, SIZE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 16 — putting_it_together: broadcast + allreduce + allgather in one
  * kernel, with ONE signal, in a loop.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 17 — MoE token dispatch and combine with pld_indexed_all_to_all_v.
  *
  * Each rank holds T tokens of hidden size H and one expert. A toy router

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Step 18 — comm_domains: a tensor-parallel x data-parallel layer on teams.
  *
  * The P ranks form a grid of TP x DP ranks (pld_team_split_2d): each row

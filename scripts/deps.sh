@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages pld needs, when missing. As root it runs
 # apt-get itself; otherwise it prints the command to run and fails.
 # Usage: source scripts/deps.sh; pld_deps build|test

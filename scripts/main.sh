@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: build pld and run the tutorial ladder at P=4, every step in
 # every mode, on the default platform (a2a3sim; step 17 needs a5sim) and the
 # thread transport. Every step must print OK.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds pld three ways (release, ASan+UBSan, TSan) and runs every test with
 # ctest in each build; fuzzes the public API for a minute (tests/fuzz).
 set -euo pipefail

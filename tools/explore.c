@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld explore: runs a program under the schedule explorer with many seeds.
  *
  *   pld explore [--seeds N] [--first S] [--jobs J] [--timeout SEC] PROGRAM [ARGS...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld explore: many seeds of the schedule explorer (tools/explore.c). */
 #ifndef PLD_TOOL_EXPLORE_H
 #define PLD_TOOL_EXPLORE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pld command-line tool.
  *
  *   pld info [--env]               version, transports, profiles and limits;

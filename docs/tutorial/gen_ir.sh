@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the --ir listings pasted into the tutorial pages, from a build
 # directory, so that the pages show what the library really prints.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "example_util.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small helpers shared by the tutorial examples: command line, golden checks,
  * and the common ending (print OK or the failure, finalize, exit code).
  *

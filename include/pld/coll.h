@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld — builtin collectives.
  *
  * Kernel-side builtins: every rank calls the same collective in the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld — a C11 runtime for symmetric-memory collectives.
  *
  * Every rank owns the same window buffers; ranks reach each other's windows

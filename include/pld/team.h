@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams (communication domains): a team splits the world, or each group
  * of a parent team, into disjoint groups of ranks, as MPI_Comm_split does
  * for a communicator and OpenSHMEM/NVSHMEM teams do. Teams are made on the

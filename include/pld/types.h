@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld — basic types: status codes, data types, enums, tensors.
  *
  * Included by <pld/pld.h>; not meant to be included on its own. */

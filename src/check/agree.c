@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Agreement check (see agree.h): fingerprints of builtin calls, published
  * per rank in a world-internal window and compared with the left
  * neighbour's after the call's first round. */

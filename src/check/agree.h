@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Agreement check: every rank must call the same builtin with agreeing
  * arguments. Each builtin describes its call in a fingerprint (which
  * builtin, windows, dtypes, shapes, op, mode, root, M, core_num); the rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The checkers: deadlock detection, signal hygiene, the race checker's
  * life cycle (its per-access hooks are in prim/prim.h). */
 #ifndef PLD_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deadlock detection: every live agent (a core of a rank) is blocked in a
  * wait whose condition is false, and no notify ran while we looked. Nothing
  * can release them, so the launch fails with PLD_ERR_DEADLOCK and a

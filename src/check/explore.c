@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The schedule explorer: see explore.h. */
 #include <pthread.h>
 #include <sched.h>

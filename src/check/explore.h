@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The schedule explorer (PLD_SCHED=<seed>).
  *
  * Thread transport, serial mode: exactly one agent (a core of a rank) runs

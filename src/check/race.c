@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The race checker (PLD_CHECK=race, thread transport): happens-before
  * tracking with vector clocks over notify -> wait edges.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signal hygiene (PLD_CHECK_SIGNALS): every builtin must leave its signal
  * all-zero. In checked mode a builtin checks its own slice of the signal on
  * entry and on exit, between two barriers on a private checker signal so no

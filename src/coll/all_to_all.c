@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* All-to-all, push form.
  *
  * input [P,S] local (row d = the chunk for rank d), target window [P,S]:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* All-to-all-v, push form with published counts.
  *
  * input/target [P*M, S]; send_counts INT32 [P] or [P,1] (plain tensor);

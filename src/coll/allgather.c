@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allgather, push form.
  *
  * local [1,S] on every rank, target window [P,S]: afterwards row s of target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_allreduce: argument checks and the choice of algorithm. */
 #include "coll/coll_util.h"
 

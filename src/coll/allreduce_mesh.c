@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allreduce, mesh form.
  *
  * data window of any shape: afterwards every rank's data = op over ranks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allreduce, mesh form on several cores per rank.
  *
  * The data is cut into 256-element tiles dealt block-cyclically: tile i

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Allreduce, ring form: reduce-scatter then allgather around the ring.
  *
  * The data is split into P segments. Rank r pulls from its left neighbour L:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Barrier: one round of the self-clearing credit barrier.
  *
  * Cost card: 0 payload bytes; P-1 notifies out, P-1 waits, P-1 epilogue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Broadcast, pull form, two full credit rounds.
  *
  * The root has staged `data`; afterwards every rank's data equals the root's.

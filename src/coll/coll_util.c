@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the builtin collectives. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the builtin collectives. */
 #ifndef PLD_COLL_UTIL_H
 #define PLD_COLL_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-clearing credit barrier: see credit.h. */
 #include "coll/credit.h"
 

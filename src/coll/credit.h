@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The self-clearing credit barrier every builtin synchronises with
  * (the ordering guarantee G). Cell of rank r on lane l: [r, l] of a [P, S] signal (or [r]
  * of a [P] signal).

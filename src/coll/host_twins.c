@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host-side twins of the builtins: launch the builtin on every rank.
  * Data arguments are windows; a rank's plain-tensor input is its own slice. */
 #include "core/handles.h"

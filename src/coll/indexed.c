@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Checks and helpers shared by the indexed (MoE) collectives, and the URMA
  * queue model of a remote send. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the indexed (MoE) collectives: argument and data checks, and
  * the URMA queue model of a remote send (a5sim). */
 #ifndef PLD_INDEXED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Indexed all-to-all-v: MoE token dispatch on the a5sim URMA model.
  *
  * Source s writes input_s[index_s[d][j]] into target_d[s*C + j] for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Indexed combine: the reverse of the MoE dispatch.
  *
  * After dispatch, rank d's window expert_out holds in rows s*C + j (j <

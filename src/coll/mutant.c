@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_MUTANT=<name> for the test library (see mutant.h). */
 #include <stdlib.h>
 #include <string.h>

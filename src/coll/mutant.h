@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Planted protocol bugs, for proving that the schedule explorer and the
  * protocol model find them. They exist only in the test library built with
  * PLD_MUTANTS (CMake target pld_mutants); the library users link has none:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reduce-scatter, pull form (Sum).
  *
  * data window [P,S]: every rank staged all P rows; afterwards row `me` of

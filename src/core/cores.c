@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multi-core calls: core b of B runs on its own thread with its own
  * context (own UB budget, own error exit, own agent state and counters);
  * the calling rank thread is core 0. Cores of a rank share the rank's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device-id lists: "0,1", "0-3", "4,5", "0-1,6-7". */
 #include <ctype.h>
 #include <errno.h>

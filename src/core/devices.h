@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device-id list parsing. */
 #ifndef PLD_DEVICES_H
 #define PLD_DEVICES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handle lifetime: the registry of live worlds, the current kernel context
  * of a thread, the guards of host calls, and pld_host_alloc's blocks. See
  * handles.h for why freed memory waits in quarantine. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handle lifetime: which worlds are alive, which thread runs a kernel, and
  * the guards that turn a call on a dead or busy handle into PLD_ERR_ARG
  * instead of a crash, a hang or a write into a newer object.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The points of a world's and a launch's life where the layers above the
  * ground floor act: checkers, the trace, the listing, the schedule
  * explorer. The ground floor (src/core) calls nothing above it; it calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal structures shared by pld's layers. Not installed.
  *
  * Names: pld__ for non-static internals shared across files. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_launch and the per-rank kernel trampoline; group failure and abort. */
 #include <stdio.h>
 #include <stdlib.h>

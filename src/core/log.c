@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_DEBUG logging, in NCCL_DEBUG's shape so the same greps and log
  * tooling work on both:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where a rank runs when ranks outnumber the CPUs this process may use.
  *
  * Oversubscribed, every wait hands the core to another rank (sched_yield).

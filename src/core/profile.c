@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Platform profiles: the simulated hardware limits of each platform. */
 #include <stdio.h>
 #include <string.h>

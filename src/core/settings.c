@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every PLD_* environment variable, in one table, read strictly.
  *
  *   PLD_WAIT_TIMEOUT_MS  duration  single-wait timeout (default 60000 ms)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every PLD_* environment variable, in one table (src/core/settings.c).
  *
  * Each entry has a name, a type, a range and unit, a default and a doc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The settings a world runs with: pld_config first, then the environment
  * (src/core/settings.c), then the defaults. */
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status names, data type table and version: the X-macro lists. */
 #include "core/internal.h"
 

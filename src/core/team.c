@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams: the host side. A team maps every world rank to a group and a
  * rank within it; groups are stored as member lists in group order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams, inside the library: the layout of a team (built on the host by
  * core/team.c) and the kernel-side views of it (core/team_ctx.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams, kernel side: a rank's view of its group of a team.
  *
  * A view is a context of its own whose rank and size are the group's and

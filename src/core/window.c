@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Window buffers (symmetric allocations) and their typed views. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* World creation, accessors and host-side error messages. */
 #include <stdio.h>
 #include <stdlib.h>

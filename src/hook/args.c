@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_world_init_from_args: the common command-line options of every pld
  * program (-p/--platform, -d/--device, --transport, --ir, --ir-svg). */
 #include <string.h>

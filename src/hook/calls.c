@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hook layer's side of a builtin call: its description for the
  * agreement check, and what every observer does when it starts, completes
  * its first round and returns (see hook.h). */

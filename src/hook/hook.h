@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hook layer: everything that watches a kernel -- the listing (--ir),
  * the trace, the race checker, the signal checker, the agreement check and
  * the schedule explorer -- is reached from the layers below through here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The hook layer's side of a world's and a launch's life (core/hooks.h):
  * where the checkers, the trace, the listing and the schedule explorer are
  * set up, started per agent and finished per launch. The ground floor calls

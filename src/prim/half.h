@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* FP16 / BF16 <-> FP32 conversions (round to nearest even). FP16 and BF16
  * are stored as 16-bit patterns and computed in FP32. */
 #ifndef PLD_HALF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The one place data crosses between a rank's local memory and a window:
  * region pairs are walked as contiguous runs and handed to the transport.
  * Byte counters are kept here so every path counts the same way. */

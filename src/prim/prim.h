@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the primitives: argument checks and tile regions. */
 #ifndef PLD_PRIM_H
 #define PLD_PRIM_H

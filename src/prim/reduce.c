@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Elementwise tile arithmetic: acc = acc op x, or out = l op x. FP16/BF16 computed in FP32.
  * Loops are written per dtype and op so the compiler can vectorise them. */
 #include "prim/half.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Offsets arrays, regions and run iteration. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Regions of N-D row-major arrays and the contiguous runs that copy them.
  * Every bounds check of every primitive goes through pld__region_check. */
 #ifndef PLD_REGION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tile-level RMA: a 2-D tile lands on the innermost two dims of a window. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signals: notify (Set / AtomicAdd), wait (Eq / Ge), read. */
 #include <stdio.h>
 

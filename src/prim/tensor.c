@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Plain tensors and a rank's own slice of a window. */
 #include <string.h>
 

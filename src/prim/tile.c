@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tiles: 2-D scratch buffers from the rank's UB budget, and tile <-> local
  * tensor load/store. */
 #include <stdlib.h>

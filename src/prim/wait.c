@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The wait policy: the one loop every pld_wait that does not find its
  * condition met at once runs, whatever the transport. Transports only load
  * the cell (signal_load), sleep (sleep_prepare / sleep / sleep_end), wake a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The wait policy: how a rank waits for one of its own signal cells, once
  * for every transport (src/prim/wait.c). */
 #ifndef PLD_WAIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor-level point-to-point: pld_put / pld_get with optional sub-regions,
  * chunking and pipelining.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The lowering listing: the primitive operations rank 0 executed, in order.
  * Runs that differ only in numbers (peer, index, offset) are folded:
  *

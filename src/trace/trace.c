@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Chrome / Perfetto trace export (PLD_TRACE=file.json or cfg.trace_path).
  *
  * Every agent (a core of a rank) records one complete event per primitive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The trace export and the lowering recorder: what the hook layer and the
  * primitives call to record a kernel. */
 #ifndef PLD_TRACE_H

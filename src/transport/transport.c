@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The list of transports compiled into this library, and the shared slot
  * fillers. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The transport table: the only interface between pld's primitives and the
  * way ranks execute and reach each other's memory.
  *

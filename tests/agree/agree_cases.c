@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agreement check of builtin arguments, one field at a time.
  *
  * Every rank must call the same builtin with agreeing arguments; pld

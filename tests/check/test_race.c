@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_CHECK=race: unordered accesses to a window are PLD_ERR_RACE naming
  * both; ordered ones (notify -> wait) and every builtin are clean. */
 #include <criterion/criterion.h>

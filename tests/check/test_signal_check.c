@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_CHECK_SIGNALS: builtins verify their signal is all-zero on entry and
  * exit; leaked credits are reported by cell. A launch that fails inside a
  * builtin clears that builtin's signal for the next launch (and says so). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the builtin-collective tests under tests/coll/.
  *
  * Builds on tests/unit/test_util.h (worlds, windows, fp16/bf16 converters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Builtin collectives against plain C references, back-to-back on one
  * signal window, their cost cards (byte counters) and their listings. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_all_to_all_v: counts clamped to M, the whole block pushed,
  * recv_counts published (even when 0), negative counts are PLD_ERR_DATA,
  * aliased signal/recv_counts/target/send_counts/input are PLD_ERR_ALIAS,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Cost cards: per rank, bytes_to_peers + bytes_from_peers of one
  * builtin call equal the card exactly at P = 2, 3, 4 and 8 (and are 0 at
  * P = 1), on several dtypes and a ragged row; all_to_all_v moves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host twins (pld_host_*): every one against a plain C reference at P = 1,
  * 3 and 4, pld_host_allreduce with a NULL signal (pld allocates one private
  * signal and reuses it), core_num bounds, and the twins' argument errors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The lowering listing (pld_ir_enable + pld_ir_text) shows the seeds' IR
  * comparison:
  *   hand allgather    = stage (tile.store into my row), notify/wait barrier,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every builtin against a plain C reference.
  *
  * broadcast, allgather, allgather_inplace, reduce_scatter, allreduce (mesh

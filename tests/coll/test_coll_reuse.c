@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Back-to-back reuse (the ordering guarantee G): one signal buffer -- seen as [P,1] for the
  * credit barrier and [2(P-1),P] for the ring -- serves 1000 mixed builtin
  * calls at P = 3 (bf16 reductions, allreduce ring included), every result is

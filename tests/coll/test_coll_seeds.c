@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seeds' edge-case tables (step 13 AllGather, step 15 AllToAll) as they
  * apply to the builtins: each mistake is made on purpose next to its fix,
  * and the test shows both the symptom the table lists and pld's clear

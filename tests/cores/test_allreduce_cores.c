@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Multi-core allreduce (core_num > 1): block-cyclic 256-element tiles,
  * lane b of a [P, S >= core_num] signal per core, results identical to the
  * one-core mesh, cost card summed over cores, and failures inside a core. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Every planted protocol bug (src/coll/mutant.h) must be found by the
 # schedule explorer on the mixed back-to-back program, and its failing seed
 # must replay: two reruns with that seed fail with the same message.

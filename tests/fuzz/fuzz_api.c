@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer harness over pld's public API on the thread transport.
  *
  * Each input is decoded into one world (P = 2..4, platform, check bits, a

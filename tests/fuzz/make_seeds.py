@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the hand-made seed inputs of tests/fuzz/corpus/.
 
 The encoder mirrors the decoder of fuzz_api.c: each helper finds the byte the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harness tests/fuzz/fuzz_api.c against the library
 # (clang, ASan+UBSan, coverage for libFuzzer), replays the saved crash
 # reproducers of tests/fuzz/crashes/, then fuzzes for SECONDS (default 60).

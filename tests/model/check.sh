@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the protocol model (pld.pml) exhaustively with spin:
 #   1. every configuration (P x call sequence) must pass with zero errors:
 #      no assertion violation (wrong data version, agreement slot, non-zero

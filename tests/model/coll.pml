@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The builtins' protocols, step by step as in src/coll/*.c, and the user
  * code around each call (staging its inputs, reading its outputs, reusing
  * the windows that peers read during the call).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld protocol model: the self-clearing credit barrier and the signal
  * protocol of every builtin collective, as Promela for the spin model
  * checker.

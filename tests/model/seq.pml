@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The call sequences: back-to-back builtins on ONE signal, every rank
  * calling them in the same order. Pick one with -DSEQ_<name>. Call k of a
  * sequence writes and expects data version k (V(k, n) in coll.pml).

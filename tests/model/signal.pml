@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signals and the self-clearing credit barrier (src/coll/credit.c).
  *
  * sig[] holds every rank's signal window: NCELL int cells per rank. Rank q's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_indexed_all_to_all_v (MoE dispatch) and pld_indexed_combine against
  * plain C references: random layouts, every core count, persistent reuse,
  * the URMA counters, and every precondition violation. */

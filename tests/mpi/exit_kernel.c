@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The last rank calls exit(3) inside a kernel while its peers wait for it
  * (tests/mpi/kernel_exit.sh runs it under mpirun and checks that the job
  * ends within the wait timeout, with a non-zero status, leaving no process

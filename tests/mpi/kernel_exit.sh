@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A rank of the mpi transport calls exit(3) inside a kernel while its peers
 # wait for it (PLD_WAIT_TIMEOUT_MS=2000). The job must end within the wait
 # timeout with a non-zero status (the rank's 3), leaving no process and none

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # A rank of the mpi transport dies (abort) inside a launch while its peers
 # wait for it: the MPI launcher must end the whole job with a non-zero status
 # within a few seconds and leave no process behind.

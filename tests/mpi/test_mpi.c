@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The mpi transport under mpirun (run at several process counts by ctest):
  * one rank per process, collectives against references, atomic adds of
  * every dtype, multi-core calls, and every failure path agreed by all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams in kernels under mpirun (ctest runs it at np 4 and 6): the suite
  * of tests/team with one rank per process -- grids, strided and keyed
  * splits, teams of teams, every builtin in groups of 1 to 4 ranks, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # PLD_TRACE on the mpi transport: every process writes the events of its rank
 # to <trace>.rank<r> (processes on other machines cannot share one file),
 # each a complete JSON document holding the builtin and its primitives, and

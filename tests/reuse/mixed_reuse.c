@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mixed back-to-back builtin calls with no synchronisation between them.
  *
  * The ordering guarantee (G): when any rank starts builtin k+1 on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plain (non-Criterion) stress program for the thread transport, so the
  * sanitizer builds can run it: Criterion's process arena cannot start under
  * ThreadSanitizer. Exercises every primitive, every builtin back to back on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The team suite's frame: the case table, the driver's world factory, the
  * host helpers and the kernel-side checks every case uses. */
 #include <stdarg.h>

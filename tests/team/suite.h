@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel side of teams as one suite, shared by the Criterion unit test
  * (thread and process transports, tests/unit/test_team_kernel.c) and the
  * MPI program (tests/mpi/test_mpi_team.c).

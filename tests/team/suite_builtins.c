@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Every builtin in a group against plain C: ts_builtin_run stages the
  * input from the member's world rank and the call number, runs the builtin
  * on the group's view and checks what it left against the group's member

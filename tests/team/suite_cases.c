@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams of every shape in kernels: 2-D grids whose rows and columns run at
  * the same time, strided teams with idle ranks, keyed splits with ranks in
  * no group, teams of teams and views of views, and every builtin in groups

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Misused team views: a team of another world, a freed team, a view kept
  * past its kernel, a peer outside the group, a world-sized signal where the
  * group's is needed. Each is PLD_ERR_ARG with a message that names the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Back-to-back builtins alternating between the rows and the columns of a
  * grid, with nothing between them but what the contract asks of a user:
  * every result is read before the next call on its signal, and a push never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The primitives with group-rank peers: a hand-written exchange in which
  * every member reads and writes every member (itself included), checked
  * against the world ranks the host reported for the group. */

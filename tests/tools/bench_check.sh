@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/bench_check.sh PLD [TRANSPORT]
 # `pld bench allgather -d 0,1 -b 8 -e 64K -c 1 -n 5 -w 1` exits 0 and prints
 # the nccl-tests table: one row per size (8 B .. 64 KiB x2 = 14 rows), #wrong 0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/bench_mpi_check.sh MPIEXEC PLD
 # `pld bench` on the mpi transport under mpirun: every collective at P=3,
 # checked, with --vs-mpi. The table is printed once (by the root process),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/bench_team_check.sh PLD [TRANSPORT]
 # `pld bench --team`: every group runs the collective at once, measured as
 # a world of T ranks. Checked: exit status 0, one row per size, #wrong 0 in

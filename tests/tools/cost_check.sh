@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/cost_check.sh PLD [TRANSPORT]
 # `pld cost` agrees with a measured run: for every collective, the card
 # printed by `pld cost X -d 0-3 -s 1M` equals (a) the counters of the same

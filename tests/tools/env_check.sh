@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/env_check.sh PLD [README]
 # `pld info --env` prints every PLD_* setting with the value in effect and
 # where it comes from; a bad value is reported as pld_world_init reports it

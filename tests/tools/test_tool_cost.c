@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The cost cards `pld cost` prints (tools/bench/cost.c) against the byte
  * counters of a real run: every builtin and mode of `pld bench`, P = 1, 2,
  * 3, 4 and 8, several dtypes, a tiny, a ragged and a UB-chunked size, every

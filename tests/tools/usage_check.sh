@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/usage_check.sh PLD
 # Bad arguments are usage errors: exit status 2 and a message on stderr
 # naming the problem (nothing on stdout). Help exits 0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_TRACE / cfg.trace_path: a Chrome trace with one track per rank (and
  * per core), one slice per primitive, builtins as enclosing slices. */
 #include <criterion/criterion.h>

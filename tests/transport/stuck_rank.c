@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A rank that never returns from its kernel after its group failed (plain
  * C, so that it also runs under ThreadSanitizer, where Criterion cannot
  * start; tests/unit/test_hang.c holds the detailed cases).

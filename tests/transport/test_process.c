@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process transport: same results as threads, rank death turned into
  * PLD_ERR_PEER, no orphan workers and no shared-memory objects left behind,
  * private host memory rejected with a clear message. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Group abort: a kernel error on one rank releases the others, the launch
  * returns the root cause, the message names rank/device/call, and the world
  * stays usable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A launch aborted inside a builtin leaves credits in that builtin's
  * signal; pld clears them, so the next launch of a correct kernel on the
  * same signal runs. The call numbers of the agreement check restart with

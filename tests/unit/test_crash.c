@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Crashes in a kernel, as documented: on the thread transport a rank is a
  * thread, so a segmentation fault ends the program (as in any threaded
  * program); the process transport turns the same crash into PLD_ERR_PEER

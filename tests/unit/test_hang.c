@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hangs past the safety nets: a rank that never returns from its kernel
  * after its group failed, a launch that legitimately takes long, and a
  * worker stopped with SIGSTOP.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Handle lifetime: double frees, uses after free, calls after finalize,
  * host calls from kernels and launches from two threads are each a clear
  * PLD_ERR_ARG naming the call and the handle -- never a crash, a hang, or a

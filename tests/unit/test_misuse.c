@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Host-side misuse that used to end in an overflow, a wrapped value or an
  * empty message: each is a clear status naming the call and the values. */
 #include "test_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld_remote_reduce: acc = acc op (a region of a peer's window), in one pass. */
 #include <criterion/criterion.h>
 #include <pld/pld.h>

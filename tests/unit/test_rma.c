@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tile-level RMA: pld_remote_load / pld_remote_store on N-D windows,
  * ring shift, the identity path, atomic add, and errors. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The seeds' edge-case symptom tables (step 13 AllGather, step 15 AllToAll)
  * reproduced with primitives: each bug is written out by hand, and pld must
  * turn it into the symptom the table lists -- a golden mismatch reported

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* PLD_* settings are read strictly (src/core/settings.c): a value pld
  * cannot read -- not a number, out of range, an unknown unit, an unknown
  * word, an overflow -- is PLD_ERR_ARG at pld_world_init naming the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signals: notify Set/AtomicAdd, wait Eq/Ge (signed), signal_read, argument
  * errors, release/acquire ordering, deadlock detection, wait timeout, and
  * the builtin barrier (64 ranks). */

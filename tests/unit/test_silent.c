@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Misuse and faults that used to pass silently or give a wrong answer:
  * each is now a clear status with a message naming the rank, the call and
  * the values. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams on the host: splits by color and key, strided and 2-D splits,
  * teams of teams, the queries, and every bad argument with its message. */
 #include "test_util.h"

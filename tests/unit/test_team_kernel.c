@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Teams in kernels, on the thread and the process transport: the suite of
  * tests/team (grids, strided and keyed splits, teams of teams, every
  * builtin in groups of 1 to 4 ranks, the primitives with group-rank peers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #define _POSIX_C_SOURCE 200809L
 /* Teams as the tools see them: the listing, the trace, the race checker
  * and the deadlock report name a rank in a view by world rank and by team

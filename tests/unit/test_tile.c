@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tiles: creation, the UB budget, load/store, tile_reduce and tile_mul. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by pld's Criterion unit tests.
  *
  * Host side (inside a Criterion test body) the tu_* helpers assert with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Window buffers, views, reset, pld_local, host views and host memory. */
 #include "test_util.h"
 

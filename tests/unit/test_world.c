@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* World configuration, device lists, profiles, command-line parsing,
  * version and name tables. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */

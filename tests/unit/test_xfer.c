@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Tensor-level point-to-point: pld_put / pld_get, regions, chunking,
  * pipelining, atomic add, errors, and the per-rank counters. */
 #define _POSIX_C_SOURCE 200809L

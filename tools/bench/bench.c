@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `pld bench`: nccl-tests style measurement of the builtin collectives,
  * with nccl-tests' options and table so that scripts written for
  * all_reduce_perf and friends run it unchanged -- except -d, which is the

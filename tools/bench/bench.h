@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The subcommands of the pld tool that live under tools/bench/. Each takes
  * argv with argv[0] = the subcommand name and returns the exit status:
  * 0 success, 1 failure (launch error, wrong result, card mismatch),

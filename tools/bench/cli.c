@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line helpers: see cli.h. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Command-line helpers of the pld tool: option walking, value parsers and
  * the usage-error convention (message on stderr, exit status 2). */
 #ifndef PLD_TOOLS_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Cost cards of the builtins: see cost.h. */
 #include "cost.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Algorithm variants and their cost cards, per rank, for the
  * buffers bench_shape_make() describes. `pld cost` prints them, `pld bench`
  * prints them next to the byte counters it measured, and

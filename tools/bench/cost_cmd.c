@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `pld cost`: the cost card for one collective at given P and
  * size, per rank; with --measure it also runs the collective once (checked)
  * and prints the byte counters next to the card. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The --team option of pld bench: see groups.h. */
 #include "groups.h"
 

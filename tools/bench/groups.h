@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `pld bench --team x=K|y=K`: the option, the split it makes and the
  * groups it yields.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MPI's own collectives, called and timed: see mpi_ref.h. */
 #include "mpi_ref.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MPI's own collectives on given buffers, timed the way `pld bench` times
  * pld's: shared by `pld bench --vs-mpi` (on pld's own buffers, in the same
  * job) and bench/mpi_coll (on its own buffers). Built only with MPI. */

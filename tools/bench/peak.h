@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memcpy bandwidth %peak is measured against: T threads (pld bench uses
  * T = min(P, online cores), or fewer when fewer ranks copy anything) copy,
  * concurrently, a private buffer of the same size each, either with one memcpy(dst_t, src_t, bytes) or in

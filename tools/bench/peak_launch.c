@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memcpy peaks measured by rank 0 inside a launch: see peak_launch.h. */
 #include "peak_launch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The memcpy peaks of `pld bench`, measured inside one pld_launch: rank 0
  * copies while every other rank waits in a pld_barrier (asleep after a
  * moment), so nothing else competes for the cores -- not the other ranks'

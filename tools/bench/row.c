@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A table row from a launch's result: see row.h. */
 #include "row.h"
 

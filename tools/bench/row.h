@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One row of pld bench's table from one launch: the columns of one class
  * of groups (the whole world without --team) and its ranks' byte counters
  * against their cost cards. */

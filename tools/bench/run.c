@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The measuring kernel and its host side: see run.h. */
 #include "run.h"
 

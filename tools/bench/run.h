@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One collective, one size, one pld_launch: the measuring kernel of
  * `pld bench` (also used by `pld cost --measure` and tests/tools).
  *

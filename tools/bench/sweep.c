@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Collective names, sizes, shapes, busbw factors and the table: see sweep.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "sweep.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What `pld bench`, `pld cost` and bench/mpi_coll share: collective names,
  * size arguments (K/M/G suffixes), the buffer shape a requested size maps
  * to, nccl-tests' bus-bandwidth factors and the table layout.

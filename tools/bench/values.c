@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fill and verify: see values.h. */
 #include "values.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Data for `pld bench -c 1`: every element of every iteration gets a value
  * that names its source rank, destination, iteration and index, so a stale,
  * misplaced or missing element is counted as wrong.

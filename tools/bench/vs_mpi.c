@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld bench --vs-mpi: see vs_mpi.h. */
 #include "vs_mpi.h"
 

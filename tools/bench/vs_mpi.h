@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pld bench --vs-mpi: after pld's collective, MPI's own one on the same
  * buffers in the same job (mpi transport only), timed the same way. */
 #ifndef PLD_TOOLS_VS_MPI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The MPI transport: set-up, launch, windows and host memory. Each MPI
  * process hosts exactly one rank (its rank in MPI_COMM_WORLD); a launch runs
  * the kernel on the calling thread and ends with every process agreeing on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The MPI transport: every rank is an MPI process. Windows are MPI-3 RMA
  * windows (MPI_Win_allocate) held in one passive-target epoch (lock_all)
  * for their whole life; data moves with MPI_Put / MPI_Get / MPI_Accumulate,

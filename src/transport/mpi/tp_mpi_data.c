@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Data paths of the MPI transport. Every transfer is complete at the target
  * when the call returns (MPI_Win_flush), like a memcpy on the shared-memory
  * transports: a later notify needs no bookkeeping of what is in flight, and

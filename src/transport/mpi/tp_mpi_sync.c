@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signals on MPI windows. A notify is an MPI_Accumulate (MPI_REPLACE) for
  * Set, an MPI_Fetch_and_op (MPI_SUM) for AtomicAdd -- the fetched value
  * tells an add that overflows int32, which is then taken back as on shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared arena of the process transport: see arena.h. */
 #include <errno.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One shared-memory arena per process world: a memfd mapped before the
  * workers are forked, so every address in it is the same in the host and in
  * every rank. Windows, host allocations and the control block all live here.

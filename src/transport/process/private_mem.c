@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which memory may a rank of the process transport use as a plain tensor?
  *
  * The arena (pld_host_alloc memory and windows) always: the caller checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Telling a rank's own memory from the host's private memory (process
  * transport): see private_mem.c. */
 #ifndef PLD_PRIVATE_MEM_H

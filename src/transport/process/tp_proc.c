@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process transport: every rank is a forked worker process, created
  * once per world and reused by every launch. Windows, signals, counters and
  * the error/abort state live in one shared arena (memfd) mapped before the

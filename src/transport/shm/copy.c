@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bulk copies with streaming (non-temporal) stores.
  *
  * The destination of a put or get is a window row that this core does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bulk copies for the shared-memory transports' put/get. */
 #ifndef PLD_SHM_COPY_H
 #define PLD_SHM_COPY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Linux futex wrappers: the sleep/wake under every blocking wait. */
 #include <errno.h>
 #include <limits.h>

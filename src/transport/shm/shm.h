@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared-memory family of transports (thread, process): every rank's
  * window is mapped in every rank, so data moves with memcpy and signals are
  * C11 atomics on the cells, with futex sleep/wake. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Data paths of the shared-memory transports: copies to and from a peer's
  * mapped window, and elementwise atomic accumulation. */
 #include <string.h>

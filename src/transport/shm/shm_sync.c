@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Signals on shared memory: atomic cell updates, and the sleep/wake the
  * wait policy (src/prim/wait.c) sleeps on: the rank's futex word.
  *

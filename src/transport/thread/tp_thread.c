@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The thread transport (embedded default): every rank is a thread of this
  * process, created once per world and reused by every launch; windows are
  * ordinary anonymous mappings, so peers are reached with plain loads and
