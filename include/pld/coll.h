@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* pld — builtin collectives.
+/** @file
+ * pld — builtin collectives.
  *
  * Kernel-side builtins: every rank calls the same collective in the same
  * order with identically shaped arguments. They synchronise through one
@@ -51,55 +52,59 @@
 extern "C" {
 #endif
 
-/* Barrier on signal [P,1] (or [P]).
+/** Barrier on signal [P,1] (or [P]).
  *   for peer != me: notify(signal, peer, [me], +1, AtomicAdd)
  *   for src  != me: wait(signal, [src], 1, Ge)
  *   for src  != me: notify(signal, me, [src], -1, AtomicAdd)   (self-clearing epilogue) */
 PLD_API void pld_barrier(pld_ctx *c, pld_dtensor signal);
 
-/* Broadcast: the root has staged `data`; every rank's data becomes the
+/** Broadcast: the root has staged `data`; every rank's data becomes the
  * root's. Pull form between two full credit
  * rounds (ready, read done): every rank hears from every other rank, so the
  * signal and the other builtins' windows stay safe to reuse. Signal [P,1]. */
 PLD_API void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
 
-/* Allgather (push): local [1,S] (plain tensor, not inside target), target
+/** Allgather (push): local [1,S] (plain tensor, not inside target), target
  * [P,S]: row s of target = rank s's local, on every rank. */
 PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
-/* In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
+/** In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
  * row `me` of target; the self copy is skipped. */
 PLD_API void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);
 
-/* Reduce-scatter: data [P,S], every rank staged all rows; afterwards row
+/** Reduce-scatter: data [P,S], every rank staged all rows; afterwards row
  * `me` = Sum over ranks of their row `me`. Other ops: PLD_ERR_UNSUPPORTED. */
 PLD_API void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op);
 
-typedef enum pld_allreduce_mode { PLD_MESH = 0, PLD_RING = 1 } pld_allreduce_mode;
-/* Allreduce: data of any shape; afterwards every rank's data = op over
+/** The algorithm of pld_allreduce. */
+typedef enum pld_allreduce_mode {
+    PLD_MESH = 0, /**< every rank reduces from every peer; signal [P,1] */
+    PLD_RING = 1  /**< reduce-scatter then allgather around the ring; signal [2(P-1), P] */
+} pld_allreduce_mode;
+/** Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
  * PLD_MESH: signal [P,1]; PLD_RING: signal [2(P-1), P]. */
 PLD_API void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                            pld_allreduce_mode mode);
 
-/* Allreduce on core_num cores per rank (1 <= core_num <= the profile's AIV
+/** Allreduce on core_num cores per rank (1 <= core_num <= the profile's AIV
  * cores): 256-element tiles dealt block-cyclically to the cores, core b
  * synchronising on lane b of a signal [P, S >= core_num]. PLD_MESH only for
  * core_num > 1. core_num = 1 is pld_allreduce. */
 PLD_API void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                                  pld_allreduce_mode mode, int core_num);
 
-/* All-to-all (push): input [P,S] (row d = chunk for rank d, a plain tensor
+/** All-to-all (push): input [P,S] (row d = chunk for rank d, a plain tensor
  * separate from target), target [P,S]: row s of target = the chunk rank s
  * made for this rank. The caller reads the rows. */
 PLD_API void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal);
 
-/* All-to-all-v: input/target [P*M,S], send_counts INT32 [P] or [P,1],
+/** All-to-all-v: input/target [P*M,S], send_counts INT32 [P] or [P,1],
  * recv_counts window INT32 [P,1]. Rows s*M .. s*M+recv_counts[s]-1 of target
  * hold what rank s sent; counts are clamped to M. */
 PLD_API void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
                               pld_tensor send_counts, pld_dtensor recv_counts);
 
-/* Indexed all-to-all-v (MoE token dispatch; a5sim URMA model only, else
+/** Indexed all-to-all-v (MoE token dispatch; a5sim URMA model only, else
  * PLD_ERR_UNSUPPORTED). input [Nmax,H] fp32 or int8 (plain tensor); index
  * INT32 [P,C]; target window [P*C,H]. Source s writes input_s[index_s[d][j]]
  * into target_d[s*C + j] for j < send_counts_s[d]; rows at and beyond the
@@ -114,7 +119,7 @@ PLD_API void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor 
                                       pld_dtensor signal, pld_dtensor send_counts,
                                       pld_tensor recv_counts, pld_tensor index, int core_num);
 
-/* Indexed combine: the reverse of pld_indexed_all_to_all_v, run after the
+/** Indexed combine: the reverse of pld_indexed_all_to_all_v, run after the
  * experts processed the dispatched rows in place. With the same
  * send_counts window and index as the dispatch, on rank s:
  *   output[t] = sum over (d, j < send_counts_s[d]) with index_s[d][j] == t
@@ -129,20 +134,27 @@ PLD_API void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor 
                                  pld_tensor weights, int core_num);
 
 /* ---- host twins: launch the builtin on every rank ----------------------- */
+/** Launches pld_barrier on every rank. */
 PLD_API pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);
+/** Launches pld_broadcast on every rank. */
 PLD_API pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
                                       int root);
-/* stage: window [1,S] whose slice on each rank is that rank's input. */
+/** Launches pld_allgather on every rank.
+ * stage: window [1,S] whose slice on each rank is that rank's input. */
 PLD_API pld_status pld_host_allgather(pld_world *w, pld_dtensor stage, pld_dtensor target,
                                       const pld_dtensor *signal);
+/** Launches pld_reduce_scatter on every rank. */
 PLD_API pld_status pld_host_reduce_scatter(pld_world *w, pld_dtensor data,
                                            const pld_dtensor *signal, pld_reduce_op op);
-/* signal may be NULL: pld allocates a private one (once per world).
+/** Launches pld_allreduce on every rank.
+ * signal may be NULL: pld allocates a private one (once per world).
  * core_num > 1 runs pld_allreduce_cores (mesh; signal [P, S >= core_num]). */
 PLD_API pld_status pld_host_allreduce(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
                                       pld_reduce_op op, pld_allreduce_mode mode, int core_num);
+/** Launches pld_all_to_all on every rank (input: a window). */
 PLD_API pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dtensor target,
                                        const pld_dtensor *signal);
+/** Launches pld_all_to_all_v on every rank (input, send_counts: windows). */
 PLD_API pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
                                          const pld_dtensor *signal, pld_dtensor send_counts,
                                          pld_dtensor recv_counts);

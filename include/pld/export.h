@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* pld — what libpld.so exports.
+/** @file
+ * pld — what libpld.so exports.
  *
  * The library is compiled with -fvisibility=hidden: only the declarations
  * its public headers mark PLD_API are in the shared library's dynamic
@@ -8,6 +9,9 @@
  * bind directly instead of through the PLT. Included by <pld/types.h>. */
 #ifndef PLD_EXPORT_H
 #define PLD_EXPORT_H
+
+/** @def PLD_API
+ * Marks a declaration that libpld.so exports (default visibility). */
 
 #if defined(__GNUC__)
 #define PLD_API __attribute__((visibility("default")))
