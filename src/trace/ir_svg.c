@@ -106,7 +106,8 @@ pld_status pld__svg_world_ready(pld_world *w)
         return pld__init_fail(PLD_ERR_NOMEM, "pld_world_init: out of memory");
     int err = write_svg(w, NULL);
     if (err)
-        return pld__init_fail(PLD_ERR_ARG, "pld_world_init: --ir-svg file '%s' cannot be written: %s",
+        return pld__init_fail(PLD_ERR_ARG,
+                              "pld_world_init: --ir-svg file '%s' cannot be written: %s",
                               w->ir_svg_path, strerror(err));
     return PLD_OK;
 }

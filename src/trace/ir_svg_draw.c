@@ -102,21 +102,6 @@ static int64_t apply(int64_t v, const pld__rec_ev *n)
     return n->op == PLD_NOTIFY_SET ? n->value : v + n->value;
 }
 
-/* Notifies sorted by target cell, then sender, then program order. */
-static const graph *sort_g;
-static int by_cell(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    const pld__rec_ev *ex = sort_g->ev[x], *ey = sort_g->ev[y];
-    if (ex->peer != ey->peer)
-        return ex->peer < ey->peer ? -1 : 1;
-    if (ex->win != ey->win)
-        return ex->win < ey->win ? -1 : 1;
-    if (ex->off != ey->off)
-        return ex->off < ey->off ? -1 : 1;
-    return x < y ? -1 : x > y; /* global index: sender, then program order */
-}
-
 static void link_dep(graph *g, int64_t n, int64_t w)
 {
     g->match[n] = w;
@@ -189,14 +174,29 @@ static cell_key target_of(const graph *g, int64_t i)
     return (cell_key){g->ev[i]->peer, g->ev[i]->win, g->ev[i]->off};
 }
 
+/* A notify and its target cell: notifies sort by cell, then by global
+ * index -- sender, then program order. */
+typedef struct keyed {
+    cell_key k;
+    int64_t i;
+} keyed;
+
+static int by_cell(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    int c = key_cmp(&x->k, &y->k);
+    return c ? c : (x->i < y->i ? -1 : x->i > y->i);
+}
+
 static void match_all(graph *g)
 {
     size_t E1 = (size_t)g->E + 1;
     int64_t *nt = malloc(sizeof *nt * E1);
     int64_t *cur = malloc(sizeof *cur * (size_t)(g->P + 1) * 3);
     cell_key *keys = malloc(sizeof *keys * E1);
-    if (!nt || !cur || !keys) {
-        free(nt), free(cur), free(keys);
+    keyed *kn = malloc(sizeof *kn * E1);
+    if (!nt || !cur || !keys || !kn) {
+        free(nt), free(cur), free(keys), free(kn);
         return;
     }
     int64_t m = 0, nk = 0;
@@ -204,12 +204,14 @@ static void match_all(graph *g)
         const pld__rec_ev *e = g->ev[i];
         if (e->kind == PLD__REC_NOTIFY && e->peer != g->rank[i] && e->peer >= 0 &&
             e->peer < g->P)
-            nt[m++] = i;
+            kn[m++] = (keyed){target_of(g, i), i};
         else if (e->kind == PLD__REC_WAIT)
             keys[nk++] = (cell_key){g->rank[i], e->win, e->off};
     }
-    sort_g = g;
-    qsort(nt, (size_t)m, sizeof *nt, by_cell);
+    qsort(kn, (size_t)m, sizeof *kn, by_cell);
+    for (int64_t j = 0; j < m; j++)
+        nt[j] = kn[j].i;
+    free(kn);
     qsort(keys, (size_t)nk, sizeof *keys, by_key);
     /* every cell some wait looks at, once */
     for (int64_t k = 0; k < nk; k++) {
@@ -361,9 +363,8 @@ static int64_t find_bands(graph *g, band **out)
     unsigned char *role = calloc((size_t)nph, 1);
     band *b = calloc((size_t)nph, sizeof *b);
     int64_t *comp_band = malloc(sizeof *comp_band * (size_t)nph);
-    int *stamp = calloc((size_t)g->P, sizeof *stamp);
-    if (!up || !role || !b || !comp_band || !stamp) {
-        free(up), free(role), free(b), free(comp_band), free(stamp);
+    if (!up || !role || !b || !comp_band) {
+        free(up), free(role), free(b), free(comp_band);
         return 0;
     }
     for (int64_t p = 0; p < nph; p++)
@@ -386,7 +387,7 @@ static int64_t find_bands(graph *g, band **out)
     int64_t nb = 0;
     int64_t *slot = malloc(sizeof *slot * (size_t)nph);
     if (!slot) {
-        free(up), free(role), free(b), free(comp_band), free(stamp);
+        free(up), free(role), free(b), free(comp_band);
         return 0;
     }
     for (int64_t p = 0; p < nph; p++)
@@ -417,7 +418,7 @@ static int64_t find_bands(graph *g, band **out)
         if (b[j].hi > b[j].lo)
             b[k++] = b[j];
     qsort(b, (size_t)k, sizeof *b, by_top);
-    free(up), free(role), free(comp_band), free(stamp), free(slot);
+    free(up), free(role), free(comp_band), free(slot);
     *out = b;
     return k;
 }
@@ -611,10 +612,22 @@ int pld__svg_draw_launch(pld__svg_text *o, int y0, const char *title, int nranks
         if (b->lo == 0) /* reach the label in the margin */
             xa = 4;
         int ya = row_y(y0, b->top) - ROW_H / 2, yb = row_y(y0, b->bottom) + ROW_H / 2;
-        pld__svg_printf(o,
-                        "<rect class=\"band\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n"
-                        "<text class=\"bandname\" x=\"%d\" y=\"%d\">round %lld</text>\n",
-                        xa, ya, xb - xa, yb - ya, 8, ya + 13, (long long)k + 1);
+        pld__svg_printf(o, "<rect class=\"band\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+                        xa, ya, xb - xa, yb - ya);
+        /* one margin label per first row: the rounds of several teams that
+         * start together are named together */
+        if (k > 0 && bands[k - 1].top == b->top)
+            continue;
+        int64_t last = k;
+        while (last + 1 < nb && bands[last + 1].top == b->top)
+            last++;
+        if (last == k)
+            pld__svg_printf(o, "<text class=\"bandname\" x=\"8\" y=\"%d\">round %lld</text>\n",
+                            ya + 13, (long long)k + 1);
+        else
+            pld__svg_printf(o,
+                            "<text class=\"bandname\" x=\"8\" y=\"%d\">rounds %lld-%lld</text>\n",
+                            ya + 13, (long long)k + 1, (long long)last + 1);
     }
     draw_boxes(o, &g, y0, rows);
     int ybottom = row_y(y0, rows) - ROW_H / 2 + 4;
