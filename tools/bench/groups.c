@@ -109,7 +109,7 @@ void bench_team_describe(FILE *out, const pld_world *w, const bench_team_opt *o,
         fprintf(out, "%s}", gs > LISTED_GROUPS ? ",..." : "");
     }
     fprintf(out, "\n# per group of T ranks, as a world of T: size, count, algbw, busbw (n = T), "
-                 "#wrong, card;\n# time = the slowest rank of those groups\n");
+                 "#wrong, card;\n# time = over the ranks of those groups, as -a says\n");
     if (nsz > 1)
         fprintf(out,
                 "# rows are the groups of T=%d; a '#' line ending in (T=%d: ...) under a "
