@@ -130,7 +130,8 @@ static int usage(FILE *out) {
             "(P-1)/P, broadcast 1.\n"
             "%%peak = bytes all ranks copy per call (byte counters, self copies included)\n"
             "/ the slowest rank's time / memcpy bandwidth of min(P, cores) threads on a\n"
-            "buffer of that size (page-aligned, separate buffers, best of %d trials).\n"
+            "buffer of that size (page-aligned, separate buffers, best of %d trials;\n"
+            "measured again when a row beats it).\n"
             "--team: time = over the ranks of the groups of that size; a short last\n"
             "row (or column) is reported on a '#' line under each row, ending in (T=...).\n"
             "Exit status: 0, 1 if a launch failed or an element was wrong, 2 usage.\n",
@@ -414,6 +415,22 @@ static double peak_for(bench_state *s, int threads, int i) {
     return *v;
 }
 
+/* The peak again when a row copied faster than it (`gbs`), up to
+ * PEAK_REMEASURE more times, the best kept: the peak is a best, and a
+ * collective beating it usually means another process held the core while
+ * it was measured at start-up. What stays above it is the collective's own
+ * (cache reuse, see docs/performance.md). */
+#define PEAK_REMEASURE 3
+static double peak_at_least(bench_state *s, int threads, int i, double gbs) {
+    double *v = &s->peak[(size_t)threads * (size_t)s->nsizes + (size_t)i];
+    peak_for(s, threads, i);
+    for (int k = 0; k < PEAK_REMEASURE && *v < gbs; k++) {
+        double again = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
+        if (again > *v) *v = again;
+    }
+    return *v;
+}
+
 #ifdef PLD_HAVE_MPI
 /* The MPI line under a pld row: MPI's time on the same buffers, the ratio,
  * and the same row in the CSV as implementation "mpi". */
@@ -558,8 +575,8 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                  * only when the last rank is done, whatever -a shows */
                 if (row.bytes > 0 && gc->time_ns > 0) {
                     int threads = copiers < s->peak_threads ? copiers : s->peak_threads;
-                    row.memcpy_gbs = peak_for(s, threads > 0 ? threads : 1, i);
                     double gbs = (double)moved / (double)res[g].ncalls / gc->time_ns;
+                    row.memcpy_gbs = peak_at_least(s, threads > 0 ? threads : 1, i, gbs);
                     row.peak_pct = row.memcpy_gbs > 0 ? 100.0 * gbs / row.memcpy_gbs : 0;
                 }
                 if (s->team) {
