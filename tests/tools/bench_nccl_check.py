@@ -12,14 +12,15 @@
   * -o all, --datatype all, -r all: one block per op, dtype and root;
   * the footer: '# Out of bounds values : 0 OK' and '# Avg bus bandwidth
     : X' with X the mean busbw of every measurement (both groups);
-  * %peak (pld's columns after the 13th) is at most 100 in every group of a
-    4 KiB .. 256 KiB sweep: the memcpy reference is a best of 10 and the
-    collectives there run far below it, so noise cannot push a row over
-    (docs/performance.md says where %peak may exceed 100: large allgathers
-    that read one row from cache for every peer);
+  * %peak (pld's columns after the 13th) is a number in every group of a
+    4 KiB .. 256 KiB sweep. Its ceiling of 100 there is not asserted: on a
+    loaded machine the memcpy reference itself can be measured slow, and a
+    test must not assert speed (tools.test_peak_layout checks the
+    reference's buffers instead; docs/performance.md says where %peak may
+    exceed 100);
   * a spoiled element (--inject-error) makes it '# Out of bounds values :
     1 FAILED' and exit status 1.
-No timing is asserted beyond that ceiling."""
+No timing is asserted."""
 
 import os
 import subprocess
@@ -136,7 +137,7 @@ def main():
 
     # every collective, P = 3, checked once (the default -c 1), 4 KiB .. 256 KiB
     out = run(pld, transport, ["all", "-d", "0-2", "-b", "4K", "-e", "256K", "-f", "4"] + quick)
-    rows = check(out, 3, peak_max=100.0)
+    rows = check(out, 3, peak_max=float("inf"))
     colls = {c for c, _ in rows}
     if colls != set(PLACES):
         fail(f"tables for {sorted(colls)}, expected every collective")
