@@ -21,7 +21,7 @@ for want in -lpld -lpthread -lm; do
     echo " $libs " | grep -q -- " $want " || { echo "missing $want"; exit 1; }
 done
 if [ "$mpi" = ON ]; then
-    echo " $libs " | grep -q -- "-lmpi" || { echo "missing MPI's libraries"; exit 1; }
+    echo "$libs" | grep -q mpi || { echo "missing MPI's libraries"; exit 1; }
 fi
 
 # libpld.a itself, then the rest of the --static list (without -lpld, which

@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # libpld.so exports its public API and nothing else: every defined dynamic
 # symbol is a pld_* name, none is an internal pld__* one, and every
-# function the public headers declare is exported (a declaration that lost
-# its PLD_API would link in the build tree's static tests and fail users).
+# function the public headers declare is marked PLD_API and exported.
 #
 # Usage: symbols_check.sh LIBPLD_SO INCLUDE_DIR...
 set -eu
@@ -28,6 +27,15 @@ declared=$(for d in "$@"; do cat "$d"/pld/*.h; done | grep -o '^PLD_API [^(]*(' 
 for f in $declared; do
     echo "$syms" | grep -qx "$f" || { echo "declared but not exported: $f"; bad=1; }
 done
+# a function declared without PLD_API would be hidden: not in the check
+# above, and a link error for every program that calls it
+unmarked=$(for d in "$@"; do cat "$d"/pld/*.h; done |
+    grep -E '^[a-z].*[ *]pld_[a-z0-9_]*\(' | grep -Ev '^(PLD_API|typedef|static|template) ' || true)
+if [ -n "$unmarked" ]; then
+    echo "declared without PLD_API:"
+    echo "$unmarked"
+    bad=1
+fi
 [ "$bad" = 0 ] || exit 1
 echo "$(echo "$syms" | wc -l) symbols exported, $(echo "$declared" | wc -l) declared PLD_API"
 echo OK
