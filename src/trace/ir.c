@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/handles.h"
+#include "trace/text.h"
 #include "trace/trace.h"
 
 #define IR_MAX_LINES 50000
@@ -30,8 +31,7 @@ struct pld__ir {
     ir_line *lines;
     int n, cap;
     long long dropped;
-    char *out;
-    size_t out_len, out_cap;
+    pld__text out;
     int rendered;
 };
 
@@ -49,9 +49,9 @@ void pld__ir_reset(pld__ir *ir)
     ir->n = 0;
     ir->dropped = 0;
     ir->rendered = 0;
-    ir->out_len = 0;
-    if (ir->out)
-        ir->out[0] = '\0';
+    ir->out.n = 0;
+    if (ir->out.s)
+        ir->out.s[0] = '\0';
 }
 
 void pld__ir_free(pld__ir *ir)
@@ -60,7 +60,7 @@ void pld__ir_free(pld__ir *ir)
         return;
     pld__ir_reset(ir);
     free(ir->lines);
-    free(ir->out);
+    free(ir->out.s);
     free(ir);
 }
 
@@ -126,35 +126,6 @@ void pld__ir_emit(pld__ir *ir, int depth, const char *fmt, ...)
         return;
     }
     ir->n++;
-}
-
-static void out_append(pld__ir *ir, const char *s, size_t n)
-{
-    if (ir->out_len + n + 1 > ir->out_cap) {
-        size_t cap = ir->out_cap ? ir->out_cap : 4096;
-        while (cap < ir->out_len + n + 1)
-            cap *= 2;
-        char *grown = realloc(ir->out, cap);
-        if (!grown)
-            return;
-        ir->out = grown;
-        ir->out_cap = cap;
-    }
-    memcpy(ir->out + ir->out_len, s, n);
-    ir->out_len += n;
-    ir->out[ir->out_len] = '\0';
-}
-
-static void out_printf(pld__ir *ir, const char *fmt, ...) PLD__PRINTF(2, 3);
-static void out_printf(pld__ir *ir, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        out_append(ir, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 static int same_shape(const ir_line *a, const ir_line *b)
@@ -350,7 +321,7 @@ static int fold_pass(const ir_list *in, ir_list *out)
 const char *pld__ir_render(pld__ir *ir)
 {
     if (ir->rendered)
-        return ir->out ? ir->out : "";
+        return ir->out.s ? ir->out.s : "";
     ir_list cur = {0}, next = {0};
     for (int i = 0; i < ir->n; i++)
         list_push(&cur, ir->lines[i].depth, ir->lines[i].text);
@@ -363,19 +334,19 @@ const char *pld__ir_render(pld__ir *ir)
         if (!folded)
             break;
     }
-    ir->out_len = 0;
-    out_printf(ir, "lowering (rank 0): %d operations\n", ir->n);
+    ir->out.n = 0;
+    pld__text_printf(&ir->out, "lowering (rank 0): %d operations\n", ir->n);
     for (int i = 0; i < cur.n; i++) {
         for (int d = 0; d <= cur.v[i].depth; d++)
-            out_append(ir, "  ", 2);
-        out_append(ir, cur.v[i].text, strlen(cur.v[i].text));
-        out_append(ir, "\n", 1);
+            pld__text_add(&ir->out, "  ", 2);
+        pld__text_add(&ir->out, cur.v[i].text, strlen(cur.v[i].text));
+        pld__text_add(&ir->out, "\n", 1);
     }
     list_free(&cur);
     if (ir->dropped)
-        out_printf(ir, "  ... %lld more operations not recorded\n", ir->dropped);
+        pld__text_printf(&ir->out, "  ... %lld more operations not recorded\n", ir->dropped);
     ir->rendered = 1;
-    return ir->out ? ir->out : "";
+    return ir->out.s ? ir->out.s : "";
 }
 
 /* ---- public --------------------------------------------------------------- */

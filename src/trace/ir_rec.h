@@ -14,6 +14,7 @@
 #define PLD_TRACE_IR_REC_H
 
 #include "core/internal.h"
+#include "trace/text.h"
 
 typedef enum pld__rec_kind {
     PLD__REC_PUT,    /* this rank wrote `bytes` into `peer`'s window */
@@ -82,11 +83,8 @@ void pld__svg_free(pld_world *w);
 /* The drawing itself, from every rank's events (src/trace/ir_svg_draw.c):
  * appends one launch's <g> section to out and returns its height; *width
  * receives its width. */
-typedef struct pld__svg_text {
-    char *s;
-    size_t n, cap;
-} pld__svg_text;
-void pld__svg_printf(pld__svg_text *t, const char *fmt, ...) PLD__PRINTF(2, 3);
+typedef pld__text pld__svg_text;
+#define pld__svg_printf pld__text_printf
 /* Appends s with &, <, >, " escaped. */
 void pld__svg_escape(pld__svg_text *t, const char *s);
 int pld__svg_draw_launch(pld__svg_text *out, int y0, const char *title, int nranks,

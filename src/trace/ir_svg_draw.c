@@ -34,45 +34,17 @@
 
 /* ---- text ----------------------------------------------------------------- */
 
-static void add(pld__svg_text *t, const char *s, size_t n)
-{
-    if (t->n + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 8192;
-        while (cap < t->n + n + 1)
-            cap *= 2;
-        char *grown = realloc(t->s, cap);
-        if (!grown)
-            return;
-        t->s = grown;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->n, s, n);
-    t->n += n;
-    t->s[t->n] = '\0';
-}
-
-void pld__svg_printf(pld__svg_text *t, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        add(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
 void pld__svg_escape(pld__svg_text *t, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': add(t, "&amp;", 5); break;
-        case '<': add(t, "&lt;", 4); break;
-        case '>': add(t, "&gt;", 4); break;
-        case '"': add(t, "&quot;", 6); break;
+        case '&': pld__text_add(t, "&amp;", 5); break;
+        case '<': pld__text_add(t, "&lt;", 4); break;
+        case '>': pld__text_add(t, "&gt;", 4); break;
+        case '"': pld__text_add(t, "&quot;", 6); break;
         default:
             if ((unsigned char)*s >= 0x20 || *s == '\t')
-                add(t, s, 1);
+                pld__text_add(t, s, 1);
         }
     }
 }
