@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 typedef struct targs {
     pld_dtensor sig, data;
 } targs;
@@ -19,19 +21,6 @@ static void kernel(pld_ctx *c, void *p)
     pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, pld_nranks(c) == 3 ? 2 : 1);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no trace at %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 static void run(const char *transport)
 {
@@ -50,7 +39,7 @@ static void run(const char *transport)
     cr_assert_eq(pld_window(db, PLD_FP32, 1, PLD_IDX(4096), &a->data), PLD_OK);
     cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
     cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "trace");
     cr_assert(strncmp(s, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 38) == 0, "%.80s", s);
     cr_assert(strstr(s, "\"name\":\"rank 2 (device 2)\""), "track names");
     /* builtins enclose their primitives; every rank and the second core have a track */
@@ -123,7 +112,7 @@ Test(trace, urma_sends, .timeout = 60)
             a->index[r][(1 - r) * 26 + j] = j;
     }
     cr_assert_eq(pld_launch(w, dispatch, a), PLD_OK, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "trace");
     cr_assert(strstr(s, "\"name\":\"urma.send\"") &&
                   strstr(s, "\"args\":{\"peer\":1,\"rows\":25,\"sqes\":3,\"wqebbs\":12,\"nops\":3,"
                             "\"doorbells\":1,\"cqes\":1}"),

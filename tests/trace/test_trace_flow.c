@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 typedef struct fargs {
     pld_dtensor sig, data, hand;
 } fargs;
@@ -39,19 +41,6 @@ static void kernel(pld_ctx *c, void *p)
     pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, 2);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no trace at %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* 1 when the trace names track (pid, tid) with exactly `name` (NULL: any). */
 static int named(const char *s, int tid, const char *name)
@@ -86,7 +75,7 @@ static void run(const char *transport)
     cr_assert_eq(pld_window(hb, PLD_INT32, 2, PLD_IDX(3, 1), &a->hand), PLD_OK);
     cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
     cr_assert_eq(pld_launch(w, kernel, a), PLD_OK, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "trace");
 
     /* every track that holds a slice is named */
     int tracks = 0;

@@ -11,19 +11,6 @@
 
 #include "test_util.h"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "no picture at '%s'", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = calloc(1, (size_t)n + 1);
-    cr_assert(s);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
 
 static int count(const char *hay, const char *needle)
 {
@@ -81,7 +68,7 @@ Test(ir_svg, config_field_draws_every_rank, .timeout = 60)
     ring_args *a = tu_host_alloc(w, sizeof *a);
     *a = (ring_args){tu_signal(w, "ring", 1), tu_signal(w, "sig", 1), 1};
     cr_assert_eq(pld_launch(w, k_ring, a), PLD_OK, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "picture");
     cr_expect(tu_contains(s, "<svg xmlns=\"http://www.w3.org/2000/svg\""), "not an SVG:\n%s", s);
     cr_expect_eq(count(s, "class=\"lane\""), 4, "one lane per rank:\n%s", s);
     /* the ring's 4 notifies, and the barrier's 4 x 3 */
@@ -93,7 +80,7 @@ Test(ir_svg, config_field_draws_every_rank, .timeout = 60)
     a->round = 2; /* the ring's cells count on */
     cr_assert_eq(pld_launch(w, k_ring, a), PLD_OK, "%s", pld_world_error(w));
     pld_world_finalize(w);
-    s = slurp(path);
+    s = tu_slurp(path, "picture");
     cr_expect(tu_contains(s, "launch 2: 4 ranks"), "second launch:\n%s", s);
     free(s);
     char part[300];
@@ -112,7 +99,7 @@ Test(ir_svg, environment_and_failed_launch, .timeout = 60)
     pld_dtensor *sig = tu_host_alloc(w, sizeof *sig);
     *sig = tu_signal(w, "sig", 1);
     cr_assert_eq(pld_launch(w, k_fail_on_1, sig), PLD_ERR_CHECK, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "picture");
     cr_expect(tu_contains(s, "failed with PLD_ERR_CHECK"), "title:\n%s", s);
     cr_expect_eq(count(s, "class=\"lane\""), 3, "one lane per rank:\n%s", s);
     free(s);
@@ -129,7 +116,7 @@ Test(ir_svg, lost_rank_on_process_transport, .timeout = 60)
     pld_world *w;
     cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK, "%s", pld_last_error());
     cr_assert_eq(pld_launch(w, k_die_on_1, NULL), PLD_ERR_PEER, "%s", pld_world_error(w));
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "picture");
     cr_expect(tu_contains(s, "(no record: the rank did not finish)"), "lost lane:\n%s", s);
     cr_expect_eq(count(s, "class=\"lane\""), 3, "one lane per rank:\n%s", s);
     free(s);
@@ -164,7 +151,7 @@ Test(ir_svg, command_line_option, .timeout = 60)
     *a = (ring_args){tu_signal(w, "ring", 1), tu_signal(w, "sig", 1), 1};
     cr_assert_eq(pld_launch(w, k_ring, a), PLD_OK, "%s", pld_world_error(w));
     pld_world_finalize(w);
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "picture");
     cr_expect_eq(count(s, "class=\"lane\""), 2, "one lane per rank:\n%s", s);
     free(s);
     unlink(path);

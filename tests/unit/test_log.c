@@ -48,19 +48,6 @@ static void run_logged(const char *dir, const char *transport, const char *level
     pld_world_finalize(w);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no log at %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 /* Every line of text has the shape, names this host and `pid`; returns
  * the number of lines. */
@@ -98,7 +85,7 @@ static char *own_log(const char *dir)
     char host[256], path[900];
     gethostname(host, sizeof host);
     snprintf(path, sizeof path, "%s/log.%s.%ld", dir, host, (long)getpid());
-    return slurp(path);
+    return tu_slurp(path, "log");
 }
 
 static void cleanup(const char *dir)
@@ -186,7 +173,7 @@ Test(log, file_per_process_with_pid, .timeout = 60)
         cr_assert(pid > 0 && *end == '\0', "'%s' does not end in a pid", e->d_name);
         char path[900];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *s = slurp(path);
+        char *s = tu_slurp(path, "log");
         check_lines(s, pid);
         if (tu_contains(s, "[rank 0] pld TRACE pld_barrier") ||
             tu_contains(s, "[rank 1] pld TRACE pld_barrier"))

@@ -59,19 +59,6 @@ Test(team_observe, listing_names_the_team)
     pld_world_finalize(w);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "no trace at %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc((size_t)n + 1);
-    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = '\0';
-    fclose(f);
-    return s;
-}
 
 Test(team_observe, trace_labels_slices_with_the_team)
 {
@@ -84,7 +71,7 @@ Test(team_observe, trace_labels_slices_with_the_team)
     oargs *a = setup(w);
     cr_assert_eq(pld_launch(w, k_gather, a), PLD_OK, "%s", pld_world_error(w));
     pld_world_finalize(w);
-    char *s = slurp(path);
+    char *s = tu_slurp(path, "trace");
     /* one track per world rank; the builtin's slice carries the team */
     for (int r = 0; r < 4; r++) {
         char want[160];

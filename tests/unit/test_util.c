@@ -271,3 +271,18 @@ void tu_kfail(pld_ctx *c, const char *file, int line, const char *expr, const ch
     pld_fail(c, "%s:%d: check (%s) failed on rank %d: %s", base ? base + 1 : file, line, expr,
              pld_rank(c), msg);
 }
+
+char *tu_slurp(const char *path, const char *what) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "no %s at '%s'", what, path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    cr_assert_geq(n, 0, "cannot size %s '%s'", what, path);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_not_null(s);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n, "short read of %s '%s'", what, path);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}

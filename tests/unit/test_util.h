@@ -45,6 +45,12 @@ const char *tu_line_starting(const char *text, const char *prefix, char *buf, si
 /* Mutable argv copy (NULL-terminated) of n strings. */
 char **tu_argv(int n, const char *const *src);
 
+/* ---- files -------------------------------------------------------------- */
+
+/* The whole file at path, NUL-terminated (free it); asserts it can be read.
+ * what names the file in the failure ("trace", "log", "picture"). */
+char *tu_slurp(const char *path, const char *what);
+
 /* ---- time --------------------------------------------------------------- */
 
 double tu_now_ms(void);
