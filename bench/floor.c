@@ -34,10 +34,10 @@ enum { BARRIER, ALLGATHER, ALLREDUCE, EAGER, NPROTO };
 static const char *const proto_name[NPROTO] = {"barrier", "allgather", "allreduce", "eager"};
 
 typedef struct rank_mem {
-    _Alignas(64) _Atomic int32_t cell; /* credits from the peer */
-    _Alignas(64) float *data;          /* allreduce: my data; allgather: my row */
-    float *target;                     /* allgather: two [2, n] targets */
-    float *acc;                        /* allreduce accumulator; eager: two inboxes */
+    _Alignas(64) _Atomic int32_t cell;    /* credits from the peer */
+    _Alignas(64) float *data;             /* allreduce: my data; allgather: my row */
+    float *target;                        /* allgather: two [2, n] targets */
+    float *acc;                           /* allreduce accumulator; eager: two inboxes */
     _Alignas(64) _Atomic int32_t arrived; /* eager: calls whose data is in my inbox */
 } rank_mem;
 
@@ -251,14 +251,17 @@ int main(int argc, char **argv)
         }
     }
     if (bytes % 4 || bytes > (256L << 20) || repeats > 99 || iters > 100000000) {
-        fprintf(stderr, "floor: -b must be a multiple of 4 up to 256M, -r at most 99, "
-                        "-n at most 1e8 (got %ld, %ld, %ld)\n", bytes, repeats, iters);
+        fprintf(stderr,
+                "floor: -b must be a multiple of 4 up to 256M, -r at most 99, "
+                "-n at most 1e8 (got %ld, %ld, %ld)\n",
+                bytes, repeats, iters);
         return 2;
     }
     cpu_set_t cpus;
     int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 0;
     printf("# floor: 2 threads, pinned to 2 CPUs of %d, C11 atomics, no library; %ld B per rank, "
-           "%ld calls, median of %ld\n", ncpu, bytes, iters, repeats);
+           "%ld calls, median of %ld\n",
+           ncpu, bytes, iters, repeats);
     printf("# %-10s %12s\n", "protocol", "time (us)");
     int failed = 0;
     for (int p = 0; p < NPROTO; p++) {

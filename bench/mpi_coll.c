@@ -41,13 +41,15 @@ typedef struct opts {
 
 static int rank, nranks;
 
-static float val(int src, int dst, int64_t it, int64_t i) {
+static float val(int src, int dst, int64_t it, int64_t i)
+{
     return (float)(((uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)it * 17u +
                     (uint64_t)i * 7u) %
                    16u);
 }
 
-static int usage(int code) {
+static int usage(int code)
+{
     if (rank == 0)
         fprintf(code ? stderr : stdout,
                 "usage: mpi_coll <collective|all> [-b 8] [-e 64M] [-f 2] [-i N] [-n 20] "
@@ -57,20 +59,24 @@ static int usage(int code) {
     return code;
 }
 
-static int parse_int(const char *s, int64_t lo, int64_t *out) {
+static int parse_int(const char *s, int64_t lo, int64_t *out)
+{
     char *end;
     long long v = strtoll(s, &end, 10);
-    if (end == s || *end || v < lo) return -1;
+    if (end == s || *end || v < lo)
+        return -1;
     *out = v;
     return 0;
 }
 
-static int parse(opts *o, int argc, char **argv) {
+static int parse(opts *o, int argc, char **argv)
+{
     *o = (opts){.b = 8, .e = (int64_t)64 << 20, .f = 2, .iters = 20, .warmup = 5, .warmup_ms = 50};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) return -1;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+            return -1;
         if (!strcmp(a, "-b") && v)
             bad = bench_size_parse(v, &o->b), i++;
         else if (!strcmp(a, "-e") && v)
@@ -102,7 +108,8 @@ static int parse(opts *o, int argc, char **argv) {
             return 2;
         }
     }
-    if (!o->ncoll || o->b > o->e) return 2;
+    if (!o->ncoll || o->b > o->e)
+        return 2;
     /* like pld bench: sizes are whole fp32 elements, at least one */
     if (o->b < 4 || o->b % 4 || o->e % 4 || (o->inc && o->inc % 4)) {
         if (rank == 0)
@@ -116,11 +123,13 @@ static int parse(opts *o, int argc, char **argv) {
 typedef bench_mpi_bufs bufs;
 
 /* Rows rank s sent to this rank in the current (checked) iteration. */
-static int64_t rows_from(const bufs *b, int s) {
+static int64_t rows_from(const bufs *b, int s)
+{
     return b->rcount[s] / b->sh.cols;
 }
 
-static void fill(bench_coll c, bufs *b, int64_t it) {
+static void fill(bench_coll c, bufs *b, int64_t it)
+{
     int64_t s = b->sh.cols, n = b->sh.count, m = b->sh.m;
     float *in = b->in, *out = b->out;
     switch (c) {
@@ -157,7 +166,8 @@ static void fill(bench_coll c, bufs *b, int64_t it) {
     }
 }
 
-static int64_t verify(bench_coll c, const bufs *b, int64_t it) {
+static int64_t verify(bench_coll c, const bufs *b, int64_t it)
+{
     int64_t s = b->sh.cols, n = b->sh.count, wrong = 0;
     const float *out = b->out;
     switch (c) {
@@ -203,7 +213,8 @@ static int64_t verify(bench_coll c, const bufs *b, int64_t it) {
 }
 
 /* One size: returns the row (on every rank; printed by rank 0). */
-static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
+static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row)
+{
     bufs b = {.type = MPI_FLOAT, .op = MPI_SUM, .root = 0};
     bench_shape_make(c, nranks, sizeof(float), req, &b.sh);
     if (b.sh.count > INT32_MAX) {
@@ -256,7 +267,8 @@ static int run_size(const opts *o, bench_coll c, int64_t req, bench_row *row) {
     return t < 0 ? -1 : 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
@@ -300,7 +312,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < (c == BENCH_BARRIER ? 1 : nsizes); i++) {
             bench_shape sh;
             bench_shape_make(c, nranks, sizeof(float), sizes[i], &sh);
-            if (sh.bytes == last) continue;
+            if (sh.bytes == last)
+                continue;
             last = sh.bytes;
             bench_row row;
             if (run_size(&o, c, sizes[i], &row)) {
@@ -313,8 +326,10 @@ int main(int argc, char **argv) {
                 if (csv)
                     bench_csv_row(csv, "mpi", bench_coll_name(c), "mpi", "mpi", nranks, &row, 0);
             }
-            if (row.wrong > 0) wrong_total += row.wrong;
-            if (row.bytes > 0) sum += row.busbw, nrows++;
+            if (row.wrong > 0)
+                wrong_total += row.wrong;
+            if (row.bytes > 0)
+                sum += row.busbw, nrows++;
         }
         if (rank == 0 && c != BENCH_BARRIER)
             printf("# avg busbw (%s): %.3f GB/s\n", bench_coll_name(c), nrows ? sum / nrows : 0);
@@ -324,7 +339,8 @@ int main(int argc, char **argv) {
     if (rank == 0) {
         printf("#\n# total #wrong: %s%lld\n# avg busbw: %.3f GB/s\n",
                o.check ? "" : "(not checked) ", wrong_total, busbw_n ? busbw_sum / busbw_n : 0);
-        if (csv) fclose(csv);
+        if (csv)
+            fclose(csv);
     }
     MPI_Finalize();
     return status || wrong_total ? 1 : 0;

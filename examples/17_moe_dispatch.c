@@ -22,48 +22,43 @@
 
 #include "example_util.h"
 
-#define T 48   /* tokens per rank */
-#define H 16   /* hidden size */
+#define T 48 /* tokens per rank */
+#define H 16 /* hidden size */
 #define TOPK 2
 
 typedef struct moe_args {
     int cores;
-    float *x[64];         /* [T, H] per rank: the tokens */
-    float *out[64];       /* [T, H] per rank: the combined result */
-    int32_t *index[64];   /* [P, C=T] per rank: which token goes to slot j of expert d */
-    float *gate[64];      /* [P, C] per rank: the weight of that slot */
-    int32_t *recv[64];    /* [P, 1] per rank */
-    pld_dtensor target;   /* [P*C, H] fp32: dispatched rows, transformed in place */
-    pld_dtensor signal;   /* [P, cores] INT32 */
-    pld_dtensor counts;   /* [P, 1] INT32: send_counts, read by the peers */
+    float *x[64];       /* [T, H] per rank: the tokens */
+    float *out[64];     /* [T, H] per rank: the combined result */
+    int32_t *index[64]; /* [P, C=T] per rank: which token goes to slot j of expert d */
+    float *gate[64];    /* [P, C] per rank: the weight of that slot */
+    int32_t *recv[64];  /* [P, 1] per rank */
+    pld_dtensor target; /* [P*C, H] fp32: dispatched rows, transformed in place */
+    pld_dtensor signal; /* [P, cores] INT32 */
+    pld_dtensor counts; /* [P, 1] INT32: send_counts, read by the peers */
 } moe_args;
 
-static float token(int rank, int t, int k)
-{
+static float token(int rank, int t, int k) {
     return (float)(rank * 100 + t) + (float)k / 16.0f;
 }
 
 /* The router: token t of rank r goes to experts e0 = (r + t) % P and
  * e1 = (r + 3t + 1) % P (the next one when they collide). */
-static void route(int r, int t, int p, int e[TOPK])
-{
+static void route(int r, int t, int p, int e[TOPK]) {
     e[0] = (r + t) % p;
     e[1] = (r + 3 * t + 1) % p;
-    if (e[1] == e[0])
-        e[1] = (e[0] + 1) % p;
+    if (e[1] == e[0]) e[1] = (e[0] + 1) % p;
 }
 
-static void moe_kernel(pld_ctx *ctx, void *arg)
-{
+static void moe_kernel(pld_ctx *ctx, void *arg) {
     moe_args *a = arg;
     int me = pld_rank(ctx), p = pld_nranks(ctx);
     pld_tensor index = pld_tensor_make(a->index[me], PLD_INT32, 2, PLD_IDX(p, T));
 
     /* 1. dispatch: target_d[me*T + j] = x[index[d][j]] for j < send_counts[d] */
-    pld_indexed_all_to_all_v(ctx, pld_tensor_make(a->x[me], PLD_FP32, 2, PLD_IDX(T, H)),
-                             a->target, a->signal, a->counts,
-                             pld_tensor_make(a->recv[me], PLD_INT32, 2, PLD_IDX(p, 1)), index,
-                             a->cores);
+    pld_indexed_all_to_all_v(
+        ctx, pld_tensor_make(a->x[me], PLD_FP32, 2, PLD_IDX(T, H)), a->target, a->signal, a->counts,
+        pld_tensor_make(a->recv[me], PLD_INT32, 2, PLD_IDX(p, 1)), index, a->cores);
 
     /* 2. the expert of this rank: rows s*T .. s*T + recv[s] - 1 came from s */
     float *rows = pld_local(ctx, a->target).data;
@@ -91,12 +86,10 @@ static void moe_kernel(pld_ctx *ctx, void *arg)
     }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     pld_world *w;
     pld_status st = pld_world_init_from_args(&w, &argc, &argv);
-    if (st != PLD_OK)
-        return ex_init_failed(argv[0], st);
+    if (st != PLD_OK) return ex_init_failed(argv[0], st);
     /* --cores B: strip it before ex_setup sees the rest */
     int cores = 1, keep = 1;
     for (int i = 1; i < argc; i++) {
@@ -127,10 +120,8 @@ int main(int argc, char **argv)
     st = ex_alloc_window_2d(w, "target", PLD_FP32, (int64_t)p * T, H, &tb, &a->target);
     if (st == PLD_OK)
         st = ex_alloc_window_2d(w, "signal", PLD_INT32, p, cores > 0 ? cores : 1, &sb, &a->signal);
-    if (st == PLD_OK)
-        st = ex_alloc_window_2d(w, "send_counts", PLD_INT32, p, 1, &cb, &a->counts);
-    if (st != PLD_OK)
-        return ex_finish(w, st);
+    if (st == PLD_OK) st = ex_alloc_window_2d(w, "send_counts", PLD_INT32, p, 1, &cb, &a->counts);
+    if (st != PLD_OK) return ex_finish(w, st);
 
     /* the router, on the host: for each rank, the slots of each expert */
     for (int r = 0; r < p; r++) {
@@ -159,12 +150,10 @@ int main(int argc, char **argv)
         }
         /* the counts live in rank r's window: written by the process that
          * hosts it (all of them, except under mpi) */
-        if (!pld_world_hosts_rank(w, r))
-            continue;
+        if (!pld_world_hosts_rank(w, r)) continue;
         pld_tensor counts;
         st = pld_window_host_view(w, a->counts, r, &counts);
-        if (st != PLD_OK)
-            return ex_finish(w, st);
+        if (st != PLD_OK) return ex_finish(w, st);
         memcpy(counts.data, cnt, sizeof(int32_t) * (size_t)p);
     }
     return ex_finish(w, pld_launch(w, moe_kernel, a));

@@ -41,32 +41,33 @@ typedef struct spec {
     char check[256];
 } spec;
 
-static double now_s(void) {
+static double now_s(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int usage(FILE *out) {
-    fprintf(out,
-            "usage: pld explore [--seeds N] [--first S] [--jobs J] [--timeout SEC] PROGRAM "
-            "[ARGS...]\n"
-            "  Runs PROGRAM once per seed S, S+1, ..., S+N-1 (default 1..100) with\n"
-            "  PLD_SCHED=<seed> and PLD_CHECK=race,signals, and stops at the first failing\n"
-            "  seed (non-zero exit, signal, or longer than SEC seconds, default 60).\n"
-            "  On the thread transport a seed replays its interleaving exactly:\n"
-            "  PLD_SCHED=<seed> PROGRAM ARGS reproduces a failure under a debugger.\n"
-            "  The options may also follow PROGRAM's arguments; '--' ends them.\n");
+static int usage(FILE *out)
+{
+    fprintf(out, "usage: pld explore [--seeds N] [--first S] [--jobs J] [--timeout SEC] PROGRAM "
+                 "[ARGS...]\n"
+                 "  Runs PROGRAM once per seed S, S+1, ..., S+N-1 (default 1..100) with\n"
+                 "  PLD_SCHED=<seed> and PLD_CHECK=race,signals, and stops at the first failing\n"
+                 "  seed (non-zero exit, signal, or longer than SEC seconds, default 60).\n"
+                 "  On the thread transport a seed replays its interleaving exactly:\n"
+                 "  PLD_SCHED=<seed> PROGRAM ARGS reproduces a failure under a debugger.\n"
+                 "  The options may also follow PROGRAM's arguments; '--' ends them.\n");
     return out == stderr ? 2 : 0;
 }
 
-static int parse_num(const char *opt, const char *v, unsigned long long lo, unsigned long long *out) {
+static int parse_num(const char *opt, const char *v, unsigned long long lo, unsigned long long *out)
+{
     char *end = NULL;
     errno = 0;
     unsigned long long x = v ? strtoull(v, &end, 10) : 0;
     if (!v || end == v || *end || errno || x < lo) {
-        fprintf(stderr, "pld explore: %s needs a number >= %llu (got '%s')\n", opt, lo,
-                v ? v : "");
+        fprintf(stderr, "pld explore: %s needs a number >= %llu (got '%s')\n", opt, lo, v ? v : "");
         return 0;
     }
     *out = x;
@@ -75,20 +76,25 @@ static int parse_num(const char *opt, const char *v, unsigned long long lo, unsi
 
 /* One option at argv[i] (and its value); returns how many entries it took,
  * 0 if argv[i] is not an option of ours, -1 on a bad value. */
-static int take_option(spec *s, int argc, char **argv, int i) {
+static int take_option(spec *s, int argc, char **argv, int i)
+{
     unsigned long long v;
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "--seeds")) {
-        if (!parse_num(o, val, 1, &v)) return -1;
+        if (!parse_num(o, val, 1, &v))
+            return -1;
         s->seeds = v;
     } else if (!strcmp(o, "--first")) {
-        if (!parse_num(o, val, 0, &v)) return -1;
+        if (!parse_num(o, val, 0, &v))
+            return -1;
         s->first = v;
     } else if (!strcmp(o, "--jobs") || !strcmp(o, "-j")) {
-        if (!parse_num(o, val, 1, &v) || v > MAX_JOBS) return -1;
+        if (!parse_num(o, val, 1, &v) || v > MAX_JOBS)
+            return -1;
         s->jobs = (int)v;
     } else if (!strcmp(o, "--timeout")) {
-        if (!parse_num(o, val, 1, &v)) return -1;
+        if (!parse_num(o, val, 1, &v))
+            return -1;
         s->timeout_s = (int)v;
     } else {
         return 0;
@@ -99,7 +105,8 @@ static int take_option(spec *s, int argc, char **argv, int i) {
 /* The checkers to add: race only where it runs (not on the process
  * transport); the caller's own PLD_CHECK is kept, once it parses (a typo
  * stops here rather than in every seed's world init). */
-static int checkers(spec *s) {
+static int checkers(spec *s)
+{
     int process = 0;
     for (char **a = s->argv; *a; a++)
         if ((!strcmp(*a, "--transport") && a[1] && !strcmp(a[1], "process")) ||
@@ -117,7 +124,8 @@ static int checkers(spec *s) {
     return 1;
 }
 
-static int start(const spec *s, job *j, unsigned long long seed) {
+static int start(const spec *s, job *j, unsigned long long seed)
+{
     snprintf(j->log, sizeof j->log, "/tmp/pld-explore-XXXXXX");
     int fd = mkstemp(j->log);
     if (fd < 0) {
@@ -151,9 +159,11 @@ static int start(const spec *s, job *j, unsigned long long seed) {
     return 1;
 }
 
-static void show_log(const char *path) {
+static void show_log(const char *path)
+{
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f)
+        return;
     /* the last 40 lines: the failure is at the end */
     char *lines[40] = {0};
     size_t k = 0;
@@ -167,13 +177,16 @@ static void show_log(const char *path) {
     for (size_t i = k > 40 ? k - 40 : 0; i < k; i++) {
         fprintf(stderr, "  | %s", lines[i % 40]);
         size_t n = strlen(lines[i % 40]);
-        if (n == 0 || lines[i % 40][n - 1] != '\n') fputc('\n', stderr);
+        if (n == 0 || lines[i % 40][n - 1] != '\n')
+            fputc('\n', stderr);
     }
-    for (int i = 0; i < 40; i++) free(lines[i]);
+    for (int i = 0; i < 40; i++)
+        free(lines[i]);
 }
 
 /* Describes how a finished run ended into why; 0 if it passed. */
-static int failed(int status, int timed_out, char *why, size_t n) {
+static int failed(int status, int timed_out, char *why, size_t n)
+{
     if (timed_out)
         snprintf(why, n, "ran longer than the timeout (killed)");
     else if (WIFSIGNALED(status))
@@ -185,7 +198,8 @@ static int failed(int status, int timed_out, char *why, size_t n) {
     return 1;
 }
 
-static int run_all(const spec *s) {
+static int run_all(const spec *s)
+{
     job jobs[MAX_JOBS];
     int running = 0;
     unsigned long long next = s->first, end = s->first + s->seeds, done = 0;
@@ -210,12 +224,14 @@ static int run_all(const spec *s) {
                 timed_out = 1;
                 r = jobs[i].pid;
             }
-            if (r != jobs[i].pid) continue;
+            if (r != jobs[i].pid)
+                continue;
             progressed = 1;
             done++;
             char why[256];
             if (failed(status, timed_out, why, sizeof why) && (!bad || jobs[i].seed < bad_seed)) {
-                if (bad) unlink(bad_log);
+                if (bad)
+                    unlink(bad_log);
                 bad = 1;
                 bad_seed = jobs[i].seed;
                 snprintf(bad_why, sizeof bad_why, "%s", why);
@@ -241,27 +257,32 @@ static int run_all(const spec *s) {
     show_log(bad_log);
     unlink(bad_log);
     fprintf(stderr, "replay: PLD_SCHED=%llu PLD_CHECK=%s", bad_seed, s->check);
-    for (char **a = s->argv; *a; a++) fprintf(stderr, " %s", *a);
+    for (char **a = s->argv; *a; a++)
+        fprintf(stderr, " %s", *a);
     fprintf(stderr, "\n");
     printf("FAILED seed %llu\n", bad_seed);
     return 1;
 }
 
-int explore_main(int argc, char **argv) {
+int explore_main(int argc, char **argv)
+{
     spec s = {.first = 1, .seeds = 100, .jobs = 1, .timeout_s = 60};
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     s.jobs = cpus > 1 ? (int)(cpus < MAX_JOBS ? cpus : MAX_JOBS) : 1;
     int i = 1;
     /* leading options */
     while (i < argc) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout);
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return usage(stdout);
         if (!strcmp(argv[i], "--")) {
             i++;
             break;
         }
         int k = take_option(&s, argc, argv, i);
-        if (k < 0) return 2;
-        if (k == 0) break;
+        if (k < 0)
+            return 2;
+        if (k == 0)
+            break;
         i += k;
     }
     if (i >= argc) {
@@ -278,8 +299,10 @@ int explore_main(int argc, char **argv) {
         break;
     }
     char **args = calloc((size_t)(last - i + 1), sizeof *args);
-    if (!args) return 1;
-    for (int k = i; k < last; k++) args[k - i] = argv[k];
+    if (!args)
+        return 1;
+    for (int k = i; k < last; k++)
+        args[k - i] = argv[k];
     s.argv = args;
     if (!checkers(&s)) {
         free(args);

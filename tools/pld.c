@@ -22,7 +22,8 @@
 #include "pld/pld.h"
 #include "trace_merge.h"
 
-static int usage(FILE *out) {
+static int usage(FILE *out)
+{
     fprintf(out, "usage: pld <command> [options]\n"
                  "  info [--env]                  version, transports compiled in, profiles and "
                  "their limits;\n"
@@ -40,7 +41,8 @@ static int usage(FILE *out) {
  * block per variable. Every row is printed, a bad value included; each bad
  * value is then reported on stderr as pld_world_init reports it, and the
  * exit status is 2 (as `pld bench` with that environment). */
-static int cmd_info_env(void) {
+static int cmd_info_env(void)
+{
     int bad = 0;
     printf("# PLD_* environment settings: value in effect (where it comes from), what it\n"
            "# does, the accepted forms and the default. An empty value is the same as unset.\n");
@@ -67,7 +69,8 @@ static int cmd_info_env(void) {
     return bad ? 2 : 0;
 }
 
-static int cmd_info(int argc, char **argv) {
+static int cmd_info(int argc, char **argv)
+{
     static const char *const platforms[] = {"a2a3sim", "a5sim"};
     static const char *const transports[] = {"thread", "process", "mpi"};
     int env = 0;
@@ -87,7 +90,8 @@ static int cmd_info(int argc, char **argv) {
         fprintf(stderr, "pld info: unexpected argument '%s'\ntry 'pld info --help'\n", argv[i]);
         return 2;
     }
-    if (env) return cmd_info_env();
+    if (env)
+        return cmd_info_env();
     /* a bad setting would make every world below "unavailable": say why once */
     char msg[512];
     if (pld__settings_check(msg, sizeof msg) != PLD_OK) {
@@ -135,7 +139,8 @@ static int cmd_info(int argc, char **argv) {
         pld_world_limits(w, &lim);
         printf("  %-8s UB %zu bytes per core, %d AIV cores per rank, URMA %s", platforms[i],
                lim.ub_bytes, lim.aiv_cores, lim.urma ? "yes" : "no");
-        if (lim.urma) printf(" (SQ depth %lld WQEBBs)", (long long)lim.sq_depth);
+        if (lim.urma)
+            printf(" (SQ depth %lld WQEBBs)", (long long)lim.sq_depth);
         printf("\n");
         pld_world_finalize(w);
     }
@@ -151,15 +156,23 @@ static int cmd_info(int argc, char **argv) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) return usage(stderr);
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage(stderr);
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench")) return bench_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "cost")) return cost_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "explore")) return explore_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "trace")) return trace_main(argc - 1, argv + 1);
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) return usage(stdout);
+    if (!strcmp(cmd, "info"))
+        return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return bench_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cost"))
+        return cost_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "explore"))
+        return explore_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace"))
+        return trace_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+        return usage(stdout);
     /* the library's own answer (pld_version), not this file's PLD_VERSION_STRING:
      * with a shared libpld the two can differ, and the library is what runs */
     if (!strcmp(cmd, "--version")) {

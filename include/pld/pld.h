@@ -34,16 +34,17 @@ extern "C" {
  * (comma list: "signals,race"). */
 #define PLD_CHECK_SIGNALS 0x1u /**< builtins verify their signal returns to all-zero */
 #define PLD_CHECK_RACE 0x2u    /**< happens-before race checker */
-#define PLD_CHECK_NOARGS 0x4u  /**< turn OFF the agreement check of builtin arguments (on by
-                                  default: ranks must call the same builtin with agreeing
-                                  arguments, or the call fails with PLD_ERR_ARG) */
+#define PLD_CHECK_NOARGS                                                                           \
+    0x4u /**< turn OFF the agreement check of builtin arguments (on by                             \
+            default: ranks must call the same builtin with agreeing                                \
+            arguments, or the call fails with PLD_ERR_ARG) */
 
 /** How pld_world_init sets up a world; zero-initialise it and set what you need. */
 typedef struct pld_config {
-    const char *platform;  /**< NULL -> "a2a3sim"; also "a5sim", "sim" (= a2a3sim) */
-    const char *transport; /**< NULL -> "thread" */
-    const char *devices;   /**< NULL -> "0,1"; "0,1,2,3", "0-3", "4,5", "0-1,6-7" */
-    int wait_timeout_ms;   /**< 0 -> env PLD_WAIT_TIMEOUT_MS, else 60000 */
+    const char *platform;   /**< NULL -> "a2a3sim"; also "a5sim", "sim" (= a2a3sim) */
+    const char *transport;  /**< NULL -> "thread" */
+    const char *devices;    /**< NULL -> "0,1"; "0,1,2,3", "0-3", "4,5", "0-1,6-7" */
+    int wait_timeout_ms;    /**< 0 -> env PLD_WAIT_TIMEOUT_MS, else 60000 */
     const char *trace_path; /**< NULL -> env PLD_TRACE; Chrome/Perfetto JSON */
     unsigned check;         /**< PLD_CHECK_* bits, OR-ed with env PLD_CHECK */
     int ir;                 /**< print rank 0's lowering listing after each launch */

@@ -126,8 +126,8 @@ typedef struct pld_ctx pld_ctx;     /**< one rank's view inside a kernel */
 /** What PLD_IDX expands to: returns v and remembers n as its length. */
 PLD_API const int64_t *pld_idx_mark(const int64_t *v, int n);
 #ifndef __cplusplus
-#define PLD_IDX(...)                                                                              \
-    pld_idx_mark((const int64_t[]){__VA_ARGS__},                                                  \
+#define PLD_IDX(...)                                                                               \
+    pld_idx_mark((const int64_t[]){__VA_ARGS__},                                                   \
                  (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
 #endif
 
@@ -139,7 +139,10 @@ PLD_API const int64_t *pld_idx_mark(const int64_t *v, int n);
  * to int64_t as C would convert it, and marks it as C's PLD_IDX does. */
 template <size_t N> struct pld_idx_array {
     int64_t v[N];
-    const int64_t *mark() const { return pld_idx_mark(v, (int)N); }
+    const int64_t *mark() const
+    {
+        return pld_idx_mark(v, (int)N);
+    }
 };
 template <typename... T> inline pld_idx_array<sizeof...(T)> pld_idx_make(T... x)
 {

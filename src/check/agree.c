@@ -207,13 +207,13 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
         snprintf(out, n,
                  "call %llu is %s here but %s on %s (device %d): every rank must call the "
                  "same builtins in the same order",
-                 (unsigned long long)mine->seq, pld__fp_kind_name(mine->kind), pld__fp_kind_name(theirs->kind),
-                 who, dev);
+                 (unsigned long long)mine->seq, pld__fp_kind_name(mine->kind),
+                 pld__fp_kind_name(theirs->kind), who, dev);
         return 1;
     }
     if (mine->signal != theirs->signal) {
-        snprintf(out, n, "signal window '%s' differs from %s's '%s'",
-                 win_name(w, mine->signal), who, win_name(w, theirs->signal));
+        snprintf(out, n, "signal window '%s' differs from %s's '%s'", win_name(w, mine->signal),
+                 who, win_name(w, theirs->signal));
         return 1;
     }
     if (mine->core_num != theirs->core_num) {
@@ -233,32 +233,29 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
         return 1;
     }
     if (mine->op != theirs->op) {
-        snprintf(out, n, "op %s differs from %s's %s", op_name(mine->op), who,
-                 op_name(theirs->op));
+        snprintf(out, n, "op %s differs from %s's %s", op_name(mine->op), who, op_name(theirs->op));
         return 1;
     }
     if (mine->root != theirs->root) {
-        snprintf(out, n, "root %d differs from %s's %d", (int)mine->root, who,
-                 (int)theirs->root);
+        snprintf(out, n, "root %d differs from %s's %d", (int)mine->root, who, (int)theirs->root);
         return 1;
     }
     if (mine->m != theirs->m) {
-        snprintf(out, n, "M = %lld rows per block differs from %s's %lld",
-                 (long long)mine->m, who, (long long)theirs->m);
+        snprintf(out, n, "M = %lld rows per block differs from %s's %lld", (long long)mine->m, who,
+                 (long long)theirs->m);
         return 1;
     }
     for (int i = 0; i < mine->nargs && i < PLD__FP_ARGS; i++) {
         const pld__fp_arg *x = &mine->arg[i], *y = &theirs->arg[i];
         const char *what = pld__fp_arg_name(mine->kind, i);
         if (x->win != y->win) {
-            snprintf(out, n, "%s window '%s' differs from %s's '%s'", what,
-                     win_name(w, x->win), who, win_name(w, y->win));
+            snprintf(out, n, "%s window '%s' differs from %s's '%s'", what, win_name(w, x->win),
+                     who, win_name(w, y->win));
             return 1;
         }
         if (x->dtype != y->dtype) {
             snprintf(out, n, "%s dtype %s differs from %s's %s", what,
-                     pld_dtype_name((pld_dtype)x->dtype), who,
-                     pld_dtype_name((pld_dtype)y->dtype));
+                     pld_dtype_name((pld_dtype)x->dtype), who, pld_dtype_name((pld_dtype)y->dtype));
             return 1;
         }
         int same = x->ndim == y->ndim;
@@ -360,8 +357,8 @@ static int explain_group(pld_world *w, pld_window_buffer *b, const struct pld_te
         if (fp_diff(w, t, &x, &ref, first, msg, sizeof msg)) {
             pld__team_who(t, r, who, sizeof who);
             snprintf(out, n,
-                     "%s (device %d): %s: %s (the ranks then waited for each other forever)",
-                     who, w->device_ids[r], pld__fp_kind_name(x.kind), msg);
+                     "%s (device %d): %s: %s (the ranks then waited for each other forever)", who,
+                     w->device_ids[r], pld__fp_kind_name(x.kind), msg);
             return 1;
         }
     }

@@ -28,14 +28,14 @@ typedef struct pld__agree_head {
 
 /* A rank's side of the check (pld_ctx.agree). */
 typedef struct pld__agree_ctx {
-    const char *api;          /* the current call */
-    pld__fp_wire wire;        /* its description as published */
-    pld__agree_head head;     /* the slot's first line, as published */
-    unsigned char *mine;      /* this rank's slots, when mapped here */
+    const char *api;           /* the current call */
+    pld__fp_wire wire;         /* its description as published */
+    pld__agree_head head;      /* the slot's first line, as published */
+    unsigned char *mine;       /* this rank's slots, when mapped here */
     const unsigned char *left; /* the left neighbour's */
-    pld_window_buffer *buf;   /* the slots: the world's, or the context's team's */
-    int me, left_rank;        /* world ranks: this rank and its left neighbour in
-                                 the group (the world, or the view's group) */
+    pld_window_buffer *buf;    /* the slots: the world's, or the context's team's */
+    int me, left_rank;         /* world ranks: this rank and its left neighbour in
+                                  the group (the world, or the view's group) */
 } pld__agree_ctx;
 
 /* Allocates the fingerprint window at world init (unless PLD_CHECK=noargs). */

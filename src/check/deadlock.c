@@ -37,8 +37,8 @@ static int32_t blocked_cell(pld_world *w, pld__agent *ag, int r, int *sat)
     if (!p)
         return 0;
     int32_t v = atomic_load((_Atomic int32_t *)(p + atomic_load(&rec->off)));
-    *sat = pld__wait_satisfied(v, atomic_load(&rec->expected),
-                               (pld_wait_cmp)atomic_load(&rec->cmp));
+    *sat =
+        pld__wait_satisfied(v, atomic_load(&rec->expected), (pld_wait_cmp)atomic_load(&rec->cmp));
     return v;
 }
 

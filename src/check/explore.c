@@ -18,18 +18,18 @@ enum { AG_NONE = 0, AG_READY, AG_WAITING, AG_JOINING, AG_DONE };
 
 typedef struct sched_agent {
     int state;
-    pld__wait_desc wd;  /* AG_WAITING: what it waits for */
-    int sleeping;       /* asleep on cv (else yielding, about to look again) */
-    pthread_cond_t cv;  /* signalled when the token comes to it */
+    pld__wait_desc wd; /* AG_WAITING: what it waits for */
+    int sleeping;      /* asleep on cv (else yielding, about to look again) */
+    pthread_cond_t cv; /* signalled when the token comes to it */
 } sched_agent;
 
 /* Serial mode: one token, handed from agent to agent under one lock. */
 struct pld__sched {
     pthread_mutex_t mu;
     int nagents, cores;
-    _Atomic int turn;    /* agent holding the token; -1 while none runs */
+    _Atomic int turn; /* agent holding the token; -1 while none runs */
     uint64_t rng;
-    unsigned stay;       /* keep the running agent with probability 1 - 1/stay */
+    unsigned stay; /* keep the running agent with probability 1 - 1/stay */
     pld_world *w;
     sched_agent ag[];
 };
@@ -104,8 +104,8 @@ static int wait_met(struct pld__sched *s, int i)
 {
     pld__wait_desc *wd = &s->ag[i].wd;
     const unsigned char *p = s->w->tp->window_peer_ptr(s->w, wd->buf, i / s->cores);
-    int32_t v = atomic_load_explicit((_Atomic int32_t *)(void *)(p + wd->off),
-                                     memory_order_acquire);
+    int32_t v =
+        atomic_load_explicit((_Atomic int32_t *)(void *)(p + wd->off), memory_order_acquire);
     return pld__wait_satisfied(v, wd->expected, wd->cmp);
 }
 
@@ -231,8 +231,9 @@ void pld__sched_launch_end(pld_world *w, pld_status st)
     snprintf(w->errmsg + n, sizeof w->errmsg - n,
              " [schedule explorer: seed %llu; rerun with PLD_SCHED=%llu to replay%s]",
              (unsigned long long)w->sched_seed, (unsigned long long)w->sched_seed,
-             w->sched_mode == MODE_SERIAL ? " it exactly" : " (the process transport perturbs, "
-                                                            "it does not replay)");
+             w->sched_mode == MODE_SERIAL ? " it exactly"
+                                          : " (the process transport perturbs, "
+                                            "it does not replay)");
 }
 
 void pld__sched_agent_begin(pld_ctx *c)
@@ -240,8 +241,8 @@ void pld__sched_agent_begin(pld_ctx *c)
     pld_world *w = c->w;
     if (w->sched_mode == MODE_PERTURB) {
         c->sched_on = 1;
-        c->sched_rng = w->sched_seed * 0x100000001b3ull + (uint64_t)c->wrank * 7919u +
-                       w->sh->launch_seq;
+        c->sched_rng =
+            w->sched_seed * 0x100000001b3ull + (uint64_t)c->wrank * 7919u + w->sh->launch_seq;
         return;
     }
     struct pld__sched *s = w->sched;

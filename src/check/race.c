@@ -32,8 +32,8 @@ enum { RACE_READ = 0, RACE_WRITE = 1, RACE_ATOMIC = 2 };
 
 typedef struct race_access {
     int rank, write; /* RACE_* */
-    uint32_t clock;       /* the accessor's own component at the access */
-    size_t base;          /* byte offset of the region's array in the slice */
+    uint32_t clock;  /* the accessor's own component at the access */
+    size_t base;     /* byte offset of the region's array in the slice */
     pld__region region;
     const char *api;
     const struct pld_team *team; /* the accessor's view, for its name; NULL: the world */
@@ -53,8 +53,8 @@ typedef struct race_cell {
 struct pld__race {
     pthread_mutex_t lock;
     int p;
-    uint32_t *vc;        /* p x p: clock of rank r at vc[r*p ...] */
-    race_cell *cells;    /* signal cells that carried a notify */
+    uint32_t *vc;     /* p x p: clock of rank r at vc[r*p ...] */
+    race_cell *cells; /* signal cells that carried a notify */
     int ncells, capcells;
     race_slice **slices; /* [buf id * p + rank], lazily */
 };
@@ -188,8 +188,13 @@ void pld__race_access(pld_ctx *c, const char *api, pld_window_buffer *buf, int o
                     pld__fmt_region(b, sizeof b, &prev.region));
     }
     race_access *slot = &s->rec[s->head];
-    *slot = (race_access){.rank = c->wrank, .write = write, .clock = mine[c->wrank],
-                          .base = base, .region = *region, .api = api, .team = c->team};
+    *slot = (race_access){.rank = c->wrank,
+                          .write = write,
+                          .clock = mine[c->wrank],
+                          .base = base,
+                          .region = *region,
+                          .api = api,
+                          .team = c->team};
     s->head = (s->head + 1) % RACE_HISTORY;
     if (s->n < RACE_HISTORY)
         s->n++;

@@ -101,8 +101,7 @@ pld_status pld__signal_check_launch(pld_world *w)
         if (!b || !atomic_exchange(&b->signal_use, 0))
             continue;
         for (int r = 0; r < w->nranks; r++) {
-            const int32_t *v = pld_world_hosts_rank(w, r) ? w->tp->window_peer_ptr(w, b, r)
-                                                          : NULL;
+            const int32_t *v = pld_world_hosts_rank(w, r) ? w->tp->window_peer_ptr(w, b, r) : NULL;
             for (size_t i = 0; v && i < b->bytes / sizeof(int32_t); i++) {
                 int32_t x = atomic_load((const _Atomic int32_t *)(const void *)&v[i]);
                 if (x == 0)

@@ -31,8 +31,7 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     if (input.shape[0] != p || pld_tensor_numel(input) != pld__dtensor_numel(target))
         pld__kraise(c, PLD_ERR_ARG, api, "input %s must be [%s=%d, %lld] like target '%s'",
                     pld__fmt_dims(dims, sizeof dims, input.shape, input.ndim), pld__pname(c), p,
-                    (long long)s,
-                    target.buf->name);
+                    (long long)s, target.buf->name);
     if (pld__tensor_in_window(c, input, target.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api,
                     "input lies inside target window '%s'; the push would overwrite chunks "

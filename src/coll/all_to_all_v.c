@@ -47,19 +47,20 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
                     pld__fmt_dims((char[96]){0}, 96, target.shape, target.ndim));
     if (send_counts.dtype != PLD_INT32 || pld_tensor_numel(send_counts) != p ||
         (send_counts.ndim == 2 && send_counts.shape[1] != 1) || send_counts.ndim > 2)
-        pld__kraise(c, PLD_ERR_ARG, api, "send_counts must be INT32 [P] or [P,1] with %s=%d (got %s %s)",
-                    pld__pname(c), p, pld_dtype_name(send_counts.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "send_counts must be INT32 [P] or [P,1] with %s=%d (got %s %s)", pld__pname(c),
+                    p, pld_dtype_name(send_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, send_counts.shape, send_counts.ndim));
     if (recv_counts.dtype != PLD_INT32 || recv_counts.ndim != 2 || recv_counts.shape[0] != p ||
         recv_counts.shape[1] != 1)
-        pld__kraise(c, PLD_ERR_ARG, api, "recv_counts '%s' must be INT32 [P,1] with %s=%d (got %s %s)",
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "recv_counts '%s' must be INT32 [P,1] with %s=%d (got %s %s)",
                     recv_counts.buf->name, pld__pname(c), p, pld_dtype_name(recv_counts.dtype),
                     pld__fmt_dims(dims, sizeof dims, recv_counts.shape, recv_counts.ndim));
     if (pld__tensor_in_window(c, input, target.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api, "input lies inside target window '%s'",
                     target.buf->name);
-    if (recv_counts.buf == signal.buf || target.buf == signal.buf ||
-        target.buf == recv_counts.buf)
+    if (recv_counts.buf == signal.buf || target.buf == signal.buf || target.buf == recv_counts.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api,
                     "signal '%s', recv_counts '%s' and target '%s' must be distinct windows",
                     signal.buf->name, recv_counts.buf->name, target.buf->name);

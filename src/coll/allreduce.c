@@ -15,8 +15,8 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
         pld__kraise(c, PLD_ERR_ARG, api, "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1)",
                     (int)mode);
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
-        pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)",
-                    core_num, c->w->profile.aiv_cores, c->w->profile.name);
+        pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)", core_num,
+                    c->w->profile.aiv_cores, c->w->profile.name);
     if (mode == PLD_RING && core_num > 1)
         pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
                     "the ring runs on one core per rank; use PLD_MESH for core_num %d", core_num);
@@ -33,8 +33,8 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.op = (int32_t)op;
     fp.wire.mode = (int32_t)mode;
     fp.wire.core_num = core_num;
-    pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name, ops[op],
-                    mode == PLD_MESH ? "mesh" : "ring");
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
+                    ops[op], mode == PLD_MESH ? "mesh" : "ring");
     if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
     else if (core_num > 1)

@@ -5,9 +5,9 @@
  *
  * Algorithm: ready barrier (round 1: everyone staged); then per UB-sized
  * chunk k: load my chunk into an accumulator, reduce every peer's chunk into
- * it straight from the peer's window (remote_reduce), read-done barrier (round 2+k: nobody reads chunk k any more),
- * store the accumulator into my chunk. Epilogue takes 1+chunks credits.
- * Cost card: bytes_from_peers = (P-1) * N; 1 + chunks rounds. */
+ * it straight from the peer's window (remote_reduce), read-done barrier (round 2+k: nobody reads
+ * chunk k any more), store the accumulator into my chunk. Epilogue takes 1+chunks credits. Cost
+ * card: bytes_from_peers = (P-1) * N; 1 + chunks rounds. */
 #include "coll/coll_util.h"
 
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,

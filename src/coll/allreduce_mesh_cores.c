@@ -39,8 +39,7 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     /* accumulators for one chunk, all [1,256] */
     int64_t per_chunk = (int64_t)((c->agent->ub_cap - c->agent->ub_used) / (PLD__CORE_TILE * esz));
     if (per_chunk < 1)
-        pld__kraise(c, PLD_ERR_NOMEM, a->api, "UB too small for a %d-element tile",
-                    PLD__CORE_TILE);
+        pld__kraise(c, PLD_ERR_NOMEM, a->api, "UB too small for a %d-element tile", PLD__CORE_TILE);
     int32_t round = 1;
     pld__credit_barrier(c, a->signal, b, round); /* ready */
     pld_tile **acc = calloc((size_t)per_chunk, sizeof *acc);
@@ -79,11 +78,11 @@ static void mesh_core(pld_ctx *c, int b, void *p)
     pld__credit_epilogue(c, a->signal, b, round);
 }
 
-void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data,
-                               pld_dtensor signal, pld_reduce_op op, int core_num)
+void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                               pld_reduce_op op, int core_num)
 {
     mc_arg a = {.data = data, .signal = signal, .op = op, .api = api};
-    pld__note(c, "cores x%d: block-cyclic %d-element tiles, lane = core (core 0 listed)",
-              core_num, PLD__CORE_TILE);
+    pld__note(c, "cores x%d: block-cyclic %d-element tiles, lane = core (core 0 listed)", core_num,
+              PLD__CORE_TILE);
     pld__run_cores(c, api, core_num, mesh_core, &a);
 }

@@ -90,7 +90,10 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     int p = c->nranks;
     if (p == 1)
         return; /* one rank: the data already is the result */
-    ring r = {.c = c, .sig = signal, .me = c->rank, .left = (c->rank + p - 1) % p,
+    ring r = {.c = c,
+              .sig = signal,
+              .me = c->rank,
+              .left = (c->rank + p - 1) % p,
               .right = (c->rank + 1) % p};
     pld_dtensor f = pld__dtensor_flat(data);
     int64_t n = f.shape[1];
@@ -100,7 +103,7 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
     progress(&r, 0); /* entry: my data is staged */
     for (int g = 0; g < steps; g++) {
         wait_for(&r, g, r.left, 1); /* L finished step g-1: its segment is ready */
-        if (g == 0) /* L has published its fingerprint of this call */
+        if (g == 0)                 /* L has published its fingerprint of this call */
             pld__call_round(c);
         int k;
         if (g < p - 1) {

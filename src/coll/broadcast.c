@@ -62,8 +62,7 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     pld__fp_init(&fp, PLD__K_BROADCAST, api, signal);
     pld__fp_window(&fp, data);
     fp.wire.root = root;
-    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name,
-                    root);
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
     if (PLD__MUTANT(rooted_bcast)) {
         broadcast_rooted(c, api, data, signal, root);
         pld__coll_leave(c, signal);

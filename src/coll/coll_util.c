@@ -74,8 +74,7 @@ void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_re
                     (int)op);
     if (dtype != PLD_FP32 && dtype != PLD_FP16 && dtype != PLD_BF16 && dtype != PLD_INT32)
         pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
-                    "reductions support fp32, fp16, bf16 and int32, not %s",
-                    pld_dtype_name(dtype));
+                    "reductions support fp32, fp16, bf16 and int32, not %s", pld_dtype_name(dtype));
 }
 
 /* Chunk sizes for a [rows, cols] block moved through two staging tiles. */
@@ -162,8 +161,8 @@ pld_dtensor pld__dtensor_2d(pld_dtensor t, int64_t rows, int64_t cols)
     return v;
 }
 
-void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype,
-                      int64_t total, int ntiles)
+void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype, int64_t total,
+                      int ntiles)
 {
     int64_t ch = pld__coll_chunk_elems(c, api, pld_dtype_size(dtype), ntiles);
     st->ntiles = ntiles;

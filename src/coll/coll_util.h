@@ -29,7 +29,6 @@ void pld__coll_leave(pld_ctx *c, pld_dtensor signal);
 /* Checks a reduce op and the dtype it applies to. */
 void pld__coll_check_reduce(pld_ctx *c, const char *api, pld_dtype dtype, pld_reduce_op op);
 
-
 /* Puts rows [src_row, src_row+rows) x all cols of local 2-D tensor src into
  * rows [dst_row, ...) of window dst at peer, chunked (pipelined) through UB
  * staging when the block does not fit at once. */
@@ -56,8 +55,8 @@ typedef struct pld__stage {
     int64_t width;
     pld_dtype dtype;
 } pld__stage;
-void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype,
-                      int64_t total, int ntiles);
+void pld__stage_begin(pld_ctx *c, const char *api, pld__stage *st, pld_dtype dtype, int64_t total,
+                      int ntiles);
 /* Width of the chunk starting `left` elements before the end (re-sizes the
  * tiles for the tail). */
 int64_t pld__stage_fit(pld_ctx *c, pld__stage *st, int64_t left);
@@ -71,8 +70,8 @@ void pld__load_reduce_first(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dten
 /* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);
-void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data,
-                               pld_dtensor signal, pld_reduce_op op, int core_num);
+void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                               pld_reduce_op op, int core_num);
 void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal);
 void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);

@@ -16,8 +16,8 @@ void pld__coll_check_signal(pld_ctx *c, const char *api, pld_dtensor sig, int la
         pld__kraise(c, PLD_ERR_ARG, api,
                     "signal '%s' is %s; it needs one cell per rank of %s%s: [%d,%d]%s",
                     sig.buf->name, pld__fmt_dims(dims, sizeof dims, sig.shape, sig.ndim),
-                    pld__ctx_scope(c, scope, sizeof scope), lanes > 1 ? " and core" : "",
-                    c->nranks, lanes, lanes == 1 ? (c->team ? " or [T]" : " or [P]") : "");
+                    pld__ctx_scope(c, scope, sizeof scope), lanes > 1 ? " and core" : "", c->nranks,
+                    lanes, lanes == 1 ? (c->team ? " or [T]" : " or [P]") : "");
 }
 
 /* The signal was checked on the builtin's entry (pld__coll_check_signal):

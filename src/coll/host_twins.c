@@ -55,8 +55,7 @@ static void broadcast_kernel(pld_ctx *c, void *arg)
     pld_broadcast(c, a->a, a->sig, a->root);
 }
 
-pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal,
-                              int root)
+pld_status pld_host_broadcast(pld_world *w, pld_dtensor data, const pld_dtensor *signal, int root)
 {
     pld_status st = need_signal(w, "pld_host_broadcast", signal);
     if (st != PLD_OK)
@@ -116,9 +115,9 @@ static pld_status private_signal(pld_world *w, pld_allreduce_mode mode, int core
     int p = w->nranks, lanes = w->profile.aiv_cores;
     int64_t ring = 2 * (int64_t)(p - 1) * p, mesh = (int64_t)p * lanes;
     if (!w->private_signal) {
-        pld_status st = pld_alloc_window_buffer(
-            w, sizeof(int32_t) * (size_t)(ring > mesh ? ring : mesh), "pld.allreduce.signal",
-            &w->private_signal);
+        pld_status st =
+            pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)(ring > mesh ? ring : mesh),
+                                    "pld.allreduce.signal", &w->private_signal);
         if (st != PLD_OK)
             return st;
     }

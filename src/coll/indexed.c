@@ -12,8 +12,8 @@ void pld__indexed_check(pld_ctx *c, const char *api, pld_dtensor signal, pld_dte
     char dims[96];
     int p = c->nranks;
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
-        pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)",
-                    core_num, c->w->profile.aiv_cores, c->w->profile.name);
+        pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)", core_num,
+                    c->w->profile.aiv_cores, c->w->profile.name);
     pld__check_tensor(c, api, "index", index);
     pld__check_dtensor(c, api, "send_counts", send_counts);
     pld__check_dtensor(c, api, "signal", signal);
@@ -23,8 +23,7 @@ void pld__indexed_check(pld_ctx *c, const char *api, pld_dtensor signal, pld_dte
     pld__coll_check_signal(c, api, signal, core_num);
     if (index.dtype != PLD_INT32 || index.ndim != 2 || index.shape[0] != p)
         pld__kraise(c, PLD_ERR_ARG, api, "index must be INT32 [%s=%d, C] (got %s %s)",
-                    pld__pname(c), p,
-                    pld_dtype_name(index.dtype),
+                    pld__pname(c), p, pld_dtype_name(index.dtype),
                     pld__fmt_dims(dims, sizeof dims, index.shape, index.ndim));
     if (send_counts.dtype != PLD_INT32 || send_counts.ndim != 2 || send_counts.shape[0] != p ||
         send_counts.shape[1] != 1)

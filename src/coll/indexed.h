@@ -8,9 +8,9 @@
 
 /* The validated layout of one indexed call on this rank. */
 typedef struct pld__indexed {
-    int64_t nmax, h, cap;       /* input rows, hidden size, C (slots per source) */
-    const int32_t *counts;      /* this rank's send_counts (its window slice) [P] */
-    const int32_t *index;       /* [P, C] */
+    int64_t nmax, h, cap;  /* input rows, hidden size, C (slots per source) */
+    const int32_t *counts; /* this rank's send_counts (its window slice) [P] */
+    const int32_t *index;  /* [P, C] */
     size_t row_bytes;
 } pld__indexed;
 

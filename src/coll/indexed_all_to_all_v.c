@@ -72,8 +72,7 @@ static void copy_self(pld_ctx *c, dispatch *a, int64_t lo, int64_t hi)
     if (hi <= lo)
         return;
     /* the ring is this core's 64 KiB of UB, held while it moves rows */
-    pld_tile *ring = pld__tile_alloc(c, a->api, PLD_UINT8, PLD__SELF_STAGES,
-                                     PLD__SELF_STAGE_BYTES);
+    pld_tile *ring = pld__tile_alloc(c, a->api, PLD_UINT8, PLD__SELF_STAGES, PLD__SELF_STAGE_BYTES);
     const int32_t *idx = a->ix.index + (int64_t)c->rank * a->ix.cap;
     range_arg r = {.c = c, .a = a, .peer = c->rank, .slot0 = (int64_t)c->rank * a->ix.cap};
     int64_t ranges = 0;
@@ -119,19 +118,19 @@ static void dispatch_core(pld_ctx *c, int b, void *p)
     pld__credit_epilogue(c, a->signal, b, 2);
 }
 
-void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
-                              pld_dtensor signal, pld_dtensor send_counts, pld_tensor recv_counts,
-                              pld_tensor index, int core_num)
+void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
+                              pld_dtensor send_counts, pld_tensor recv_counts, pld_tensor index,
+                              int core_num)
 {
     PLD__CTX_CHECK(c, "pld_indexed_all_to_all_v");
     static const char api[] = "pld_indexed_all_to_all_v";
     char dims[96], dims2[96], msg[256];
     int p = c->nranks;
-    dispatch a = {.api = api, .input = input, .target = target, .signal = signal,
-                  .send_counts = send_counts};
+    dispatch a = {
+        .api = api, .input = input, .target = target, .signal = signal, .send_counts = send_counts};
     pld__check_live(c);
-    pld_status st = pld__profile_allows(&c->w->profile, PLD__OP_INDEXED_ALL_TO_ALL_V, msg,
-                                        sizeof msg);
+    pld_status st =
+        pld__profile_allows(&c->w->profile, PLD__OP_INDEXED_ALL_TO_ALL_V, msg, sizeof msg);
     if (st != PLD_OK)
         pld__kraise(c, st, api, "%s", msg);
     pld__check_tensor(c, api, "input", input);
@@ -155,8 +154,7 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target,
     if (recv_counts.dtype != PLD_INT32 || pld_tensor_numel(recv_counts) != p ||
         recv_counts.ndim > 2 || (recv_counts.ndim == 2 && recv_counts.shape[1] != 1))
         pld__kraise(c, PLD_ERR_ARG, api, "recv_counts must be INT32 [%s=%d, 1] (got %s %s)",
-                    pld__pname(c), p,
-                    pld_dtype_name(recv_counts.dtype),
+                    pld__pname(c), p, pld_dtype_name(recv_counts.dtype),
                     pld__fmt_dims(dims2, sizeof dims2, recv_counts.shape, recv_counts.ndim));
     if (target.buf == signal.buf || target.buf == send_counts.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api,

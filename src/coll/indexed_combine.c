@@ -56,15 +56,18 @@ static void combine_core(pld_ctx *c, int b, void *p)
     pld__credit_epilogue(c, a->signal, b, early ? 1 : 2);
 }
 
-void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
-                         pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
-                         pld_tensor weights, int core_num)
+void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output, pld_dtensor signal,
+                         pld_dtensor send_counts, pld_tensor index, pld_tensor weights,
+                         int core_num)
 {
     PLD__CTX_CHECK(c, "pld_indexed_combine");
     static const char api[] = "pld_indexed_combine";
     char dims[96];
     int p = c->nranks;
-    combine a = {.api = api, .expert_out = expert_out, .signal = signal, .output = output,
+    combine a = {.api = api,
+                 .expert_out = expert_out,
+                 .signal = signal,
+                 .output = output,
                  .weights = weights};
     pld__check_live(c);
     pld__check_tensor(c, api, "output", output);
@@ -78,14 +81,16 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output,
                        sizeof(float), core_num, &a.ix);
     if (expert_out.dtype != PLD_FP32 || expert_out.ndim != 2 ||
         expert_out.shape[0] != (int64_t)p * a.ix.cap || expert_out.shape[1] != a.ix.h)
-        pld__kraise(c, PLD_ERR_ARG, api, "expert_out '%s' is %s %s; it must be fp32 [P*C=%lld, H=%lld]",
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "expert_out '%s' is %s %s; it must be fp32 [P*C=%lld, H=%lld]",
                     expert_out.buf->name, pld_dtype_name(expert_out.dtype),
                     pld__fmt_dims(dims, sizeof dims, expert_out.shape, expert_out.ndim),
                     (long long)(p * a.ix.cap), (long long)a.ix.h);
     if (weights.dtype != PLD_FP32 || weights.ndim != 2 || weights.shape[0] != p ||
         weights.shape[1] != a.ix.cap)
-        pld__kraise(c, PLD_ERR_ARG, api, "weights must be fp32 [%s=%d, C=%lld] like index (got %s %s)",
-                    pld__pname(c), p, (long long)a.ix.cap, pld_dtype_name(weights.dtype),
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "weights must be fp32 [%s=%d, C=%lld] like index (got %s %s)", pld__pname(c), p,
+                    (long long)a.ix.cap, pld_dtype_name(weights.dtype),
                     pld__fmt_dims(dims, sizeof dims, weights.shape, weights.ndim));
     if (expert_out.buf == signal.buf || expert_out.buf == send_counts.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api,

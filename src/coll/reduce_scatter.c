@@ -13,7 +13,7 @@
 #include "coll/coll_util.h"
 
 static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, int64_t row,
-                                pld_reduce_op op)
+                                  pld_reduce_op op)
 {
     int64_t cols = d2.shape[1];
     pld_tensor mine = pld__tensor_2d(pld_local(c, d2), d2.shape[0], cols);

@@ -19,7 +19,7 @@
 typedef struct core_group {
     pld_core_fn fn;
     void *arg;
-    pld_ctx *ctx;         /* B contexts; [0] unused (core 0 is the caller) */
+    pld_ctx *ctx; /* B contexts; [0] unused (core 0 is the caller) */
     pthread_t *tid;
     int started;
 } core_group;

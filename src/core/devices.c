@@ -51,14 +51,13 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
             if (got < 0)
                 goto range;
             if (hi < lo) {
-                snprintf(msg, msgsz, "device range '%.*s' in '%s' is descending",
-                         (int)(p - item), item, spec);
+                snprintf(msg, msgsz, "device range '%.*s' in '%s' is descending", (int)(p - item),
+                         item, spec);
                 goto fail;
             }
         }
         if (hi - lo + 1 > PLD__MAX_RANKS - n) {
-            snprintf(msg, msgsz, "device list '%s' has more than %d devices", spec,
-                     PLD__MAX_RANKS);
+            snprintf(msg, msgsz, "device list '%s' has more than %d devices", spec, PLD__MAX_RANKS);
             goto fail;
         }
         for (long d = lo; d <= hi; d++) {
@@ -90,13 +89,13 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
     *n_out = n;
     return PLD_OK;
 range:
-    snprintf(msg, msgsz, "device '%.*s' in '%s' is out of range: ids are 0..%ld",
-             (int)(p - item), item, spec, DEVICE_MAX);
+    snprintf(msg, msgsz, "device '%.*s' in '%s' is out of range: ids are 0..%ld", (int)(p - item),
+             item, spec, DEVICE_MAX);
     goto fail;
 bad:
     snprintf(msg, msgsz,
-             "bad device list '%s' at position %d (expected ids like '0,1', '0-3' or '4,5')",
-             spec, (int)(p - spec));
+             "bad device list '%s' at position %d (expected ids like '0,1', '0-3' or '4,5')", spec,
+             (int)(p - spec));
 fail:
     free(ids);
     return PLD_ERR_ARG;

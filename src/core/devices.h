@@ -6,7 +6,6 @@
 #include "core/internal.h"
 
 /* Parses `spec` into a malloc'd array of distinct ids. */
-pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char *msg,
-                              size_t msgsz);
+pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char *msg, size_t msgsz);
 
 #endif

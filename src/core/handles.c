@@ -174,8 +174,7 @@ enum { LAUNCH = 1, CHANGE = 2 };
 
 static pld_status busy(pld_world *w, const char *api, int now, const char *what)
 {
-    return pld__world_fail(w, PLD_ERR_ARG, "%s: %s on this world (on another host thread)%s%s",
-                           api,
+    return pld__world_fail(w, PLD_ERR_ARG, "%s: %s on this world (on another host thread)%s%s", api,
                            now == LAUNCH ? "a launch is running"
                                          : "a window or host block is being allocated or freed",
                            what ? ": " : "", what ? what : "");

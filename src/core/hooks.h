@@ -44,7 +44,6 @@ typedef struct pld__life_hooks {
 
 /* World creation with its hooks (the public pld_world_init passes the hook
  * layer's table). */
-pld_status pld__world_create(pld_world **out, const pld_config *cfg,
-                             const pld__life_hooks *hooks);
+pld_status pld__world_create(pld_world **out, const pld_config *cfg, const pld__life_hooks *hooks);
 
 #endif

@@ -34,11 +34,11 @@
 /* ---- platform profiles (src/core/profile.c) ----------------------------- */
 
 typedef struct pld__profile {
-    const char *name;    /* canonical name */
-    size_t ub_bytes;     /* on-core buffer per core */
-    int aiv_cores;       /* AIV cores per rank: bounds every core_num */
-    bool urma;           /* URMA queue model present */
-    int64_t sq_depth;    /* SQ depth in WQEBBs (URMA only) */
+    const char *name; /* canonical name */
+    size_t ub_bytes;  /* on-core buffer per core */
+    int aiv_cores;    /* AIV cores per rank: bounds every core_num */
+    bool urma;        /* URMA queue model present */
+    int64_t sq_depth; /* SQ depth in WQEBBs (URMA only) */
 } pld__profile;
 
 /* Operations whose availability depends on the profile. */
@@ -108,7 +108,7 @@ typedef struct pld__wait_rec {
     _Atomic int32_t cmp;
     _Atomic int32_t expected;
     _Atomic int32_t ndim;
-    _Atomic int64_t off;      /* byte offset of the cell in the rank's slice */
+    _Atomic int64_t off; /* byte offset of the cell in the rank's slice */
     _Atomic int64_t coords[PLD_MAX_DIMS];
     _Atomic int32_t team;      /* serial of the waiting view's team, -1: the world */
     _Atomic int32_t team_rank; /* the view's group rank */
@@ -142,7 +142,7 @@ typedef struct pld__world_shared {
     int32_t agree_win;              /* agreement check's window id, -1 when off */
     uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
-    pld__rank_shared rank[];        /* nranks entries */
+    pld__rank_shared rank[]; /* nranks entries */
 } pld__world_shared;
 
 size_t pld__world_shared_bytes(int nranks, int cores);
@@ -162,17 +162,17 @@ struct pld_window_buffer {
      * descriptor: descriptors sit side by side in one array */
     _Alignas(PLD__CACHELINE) int live; /* 0 once freed: stale handles read this
                                           (core/window.c) */
-    uint32_t gen;                /* allocations of this descriptor slot so far */
+    uint32_t gen;                      /* allocations of this descriptor slot so far */
     pld_world *w;
-    int id;                      /* index in w->windows */
+    int id; /* index in w->windows */
     char name[PLD__NAME_MAX];
-    size_t bytes;                /* requested bytes per rank */
-    size_t stride;               /* distance between rank slices (>= bytes, cache aligned) */
-    unsigned char *base;         /* rank r's slice at base + r*stride (when mapped) */
+    size_t bytes;        /* requested bytes per rank */
+    size_t stride;       /* distance between rank slices (>= bytes, cache aligned) */
+    unsigned char *base; /* rank r's slice at base + r*stride (when mapped) */
     size_t map_bytes;
-    void *tp_priv;               /* transport's own data */
-    _Atomic int signal_use;      /* a builtin used it as its signal in this launch (the
-                                    signal checker under the schedule explorer) */
+    void *tp_priv;          /* transport's own data */
+    _Atomic int signal_use; /* a builtin used it as its signal in this launch (the
+                               signal checker under the schedule explorer) */
 };
 
 /* Window descriptors live in one array after the id table (w->windows), in
@@ -198,9 +198,9 @@ struct pld_tile {
     int64_t rows, cols;
     size_t bytes;
     void *data;
-    int id;                      /* t0, t1, ... in listings */
-    uint32_t gen;                /* handles of its pool handed out before it (prim/tile.c) */
-    int live;                    /* 0 once freed: stale handles read this */
+    int id;       /* t0, t1, ... in listings */
+    uint32_t gen; /* handles of its pool handed out before it (prim/tile.c) */
+    int live;     /* 0 once freed: stale handles read this */
     struct pld_tile *next, *prev;
 };
 
@@ -231,29 +231,29 @@ struct pld_world {
     int *device_ids;
     pld__profile profile;
     int wait_timeout_ms;
-    int spin;                    /* spin iterations before a wait yields */
-    int yields;                  /* sched_yield rounds before it sleeps */
-    int pin;                     /* pin each rank to one CPU (core/pin.c) */
-    size_t stack_bytes;          /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
+    int spin;           /* spin iterations before a wait yields */
+    int yields;         /* sched_yield rounds before it sleeps */
+    int pin;            /* pin each rank to one CPU (core/pin.c) */
+    size_t stack_bytes; /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
     unsigned check;
-    int ir_print;                /* print the listing after each launch */
-    _Atomic int ir_on;           /* record rank 0's operations */
-    char *ir_svg_path;           /* --ir-svg: every rank records, the host draws */
-    struct pld__svg *svg;        /* the diagrams of past launches (host) */
+    int ir_print;         /* print the listing after each launch */
+    _Atomic int ir_on;    /* record rank 0's operations */
+    char *ir_svg_path;    /* --ir-svg: every rank records, the host draws */
+    struct pld__svg *svg; /* the diagrams of past launches (host) */
     char *trace_path;
-    char *trace_text;            /* events of past launches (host) */
+    char *trace_text; /* events of past launches (host) */
     size_t trace_len, trace_cap;
-    unsigned char *trace_cores;  /* [rank * cores + core]: 1 once it had events (host) */
-    uint64_t trace_flow_id;      /* the next flow arrow's id */
-    uint64_t trace_run;          /* this run's id in every per-rank trace (mpi) */
+    unsigned char *trace_cores; /* [rank * cores + core]: 1 once it had events (host) */
+    uint64_t trace_flow_id;     /* the next flow arrow's id */
+    uint64_t trace_run;         /* this run's id in every per-rank trace (mpi) */
 
     pld_window_buffer *private_signal; /* pld_host_allreduce with a NULL signal */
-    pld_dtensor check_signal;    /* [P,1], PLD_CHECK_SIGNALS' own barriers */
-    pld__race *race;             /* PLD_CHECK_RACE state, NULL when off */
-    struct pld__sched *sched;    /* schedule explorer's serial mode, NULL when off */
-    uint64_t sched_seed;         /* PLD_SCHED */
-    int sched_mode;              /* 0 off, 1 serial (thread), 2 perturb (process) */
-    pld__world_shared *sh;       /* control block every rank reaches */
+    pld_dtensor check_signal;          /* [P,1], PLD_CHECK_SIGNALS' own barriers */
+    pld__race *race;                   /* PLD_CHECK_RACE state, NULL when off */
+    struct pld__sched *sched;          /* schedule explorer's serial mode, NULL when off */
+    uint64_t sched_seed;               /* PLD_SCHED */
+    int sched_mode;                    /* 0 off, 1 serial (thread), 2 perturb (process) */
+    pld__world_shared *sh;             /* control block every rank reaches */
     size_t sh_bytes;
 
     pld_window_buffer **windows; /* PLD__MAX_WINDOWS slots by id, in memory every rank
@@ -262,12 +262,12 @@ struct pld_world {
     int desc_next;               /* next descriptor slot to try (round robin) */
 
     /* lifetime (core/handles.c) */
-    uint64_t gen;                /* serial number of this world in the process */
-    _Atomic int launching;       /* a host thread is inside pld_launch */
-    struct pld__host_blocks *hblocks; /* pld_host_alloc's blocks */
+    uint64_t gen;                       /* serial number of this world in the process */
+    _Atomic int launching;              /* a host thread is inside pld_launch */
+    struct pld__host_blocks *hblocks;   /* pld_host_alloc's blocks */
     struct pld__tile_pool **tile_pools; /* per agent (rank x core), made by the agent */
-    struct pld_team **teams;     /* every team made, freed ones too (core/team.c), in
-                                    memory every rank reads */
+    struct pld_team **teams;            /* every team made, freed ones too (core/team.c), in
+                                           memory every rank reads */
     int nteams, teams_cap;
     struct pld__views *agent_views; /* per agent (rank x core): its team views, made by
                                        the agent in its own process (core/team_ctx.c) */
@@ -276,8 +276,8 @@ struct pld_world {
     pld_kernel kernel;
     void *kernel_arg;
     pld__ir *ir;
-    char *ir_shared;             /* rank 0's rendered listing, when rank 0 runs in
-                                    another process (1 MiB in shared memory) */
+    char *ir_shared; /* rank 0's rendered listing, when rank 0 runs in
+                        another process (1 MiB in shared memory) */
 
     char errmsg[PLD__ERRMSG_MAX]; /* host-side copy, what pld_world_error returns */
 
@@ -298,8 +298,7 @@ static inline pld_status pld__world_usable(pld_world *w, const char *api)
 {
     if (PLD__LIKELY(!atomic_load_explicit(&w->unusable, memory_order_acquire)))
         return PLD_OK;
-    return pld__world_fail(w, PLD_ERR_ARG, "%s: this world is unusable: %s", api,
-                           w->unusable_why);
+    return pld__world_fail(w, PLD_ERR_ARG, "%s: this world is unusable: %s", api, w->unusable_why);
 }
 /* Error for pld_world_init, kept per thread for pld_last_error. */
 pld_status pld__init_fail(pld_status st, const char *fmt, ...) PLD__PRINTF(2, 3);
@@ -330,28 +329,28 @@ struct pld_ctx {
     int core, ncores;            /* core b of ncores (0 of 1 outside multi-core calls) */
     pld__world_shared *sh;
     const pld_transport_ops *tp;
-    jmp_buf jb;                  /* any kernel error longjmps here */
+    jmp_buf jb; /* any kernel error longjmps here */
     size_t ub_used, ub_cap;
-    pld_tile *tiles;             /* live tiles, freed at kernel end */
-    pld_tile *spares;            /* freed tiles kept for reuse (src/prim/tile.c) */
+    pld_tile *tiles;  /* live tiles, freed at kernel end */
+    pld_tile *spares; /* freed tiles kept for reuse (src/prim/tile.c) */
     int nspares;
     int next_tile_id;
-    const char *scope[4];        /* enclosing builtin calls, for messages */
+    const char *scope[4]; /* enclosing builtin calls, for messages */
     int depth;
-    pld__ir *ir;                 /* non-NULL on rank 0 when recording */
-    struct pld__rec *rec;        /* non-NULL on every rank's core 0 under --ir-svg */
-    pld__trace_buf *trace;       /* non-NULL when tracing */
-    uint64_t scope_t0[4];        /* start of each enclosing builtin, for the trace */
-    unsigned obs;                /* PLD__OBS_* observers, chosen when the agent starts
-                                    (src/hook/hook.h) */
+    pld__ir *ir;           /* non-NULL on rank 0 when recording */
+    struct pld__rec *rec;  /* non-NULL on every rank's core 0 under --ir-svg */
+    pld__trace_buf *trace; /* non-NULL when tracing */
+    uint64_t scope_t0[4];  /* start of each enclosing builtin, for the trace */
+    unsigned obs;          /* PLD__OBS_* observers, chosen when the agent starts
+                              (src/hook/hook.h) */
     /* agreement check (src/check/agree.c): the current builtin call */
     struct pld__agree_ctx *agree; /* NULL when the check is off */
     /* schedule explorer (src/check/explore.c) */
-    int sched_on;                /* this agent stops at every primitive boundary */
-    uint64_t sched_rng;          /* process transport: this rank's perturbation stream */
-    uint64_t agree_calls;        /* builtin calls of this rank in this launch */
-    int agree_pending;           /* published, not yet compared */
-    int log_calls;               /* PLD_DEBUG=TRACE with COLL: log every call */
+    int sched_on;         /* this agent stops at every primitive boundary */
+    uint64_t sched_rng;   /* process transport: this rank's perturbation stream */
+    uint64_t agree_calls; /* builtin calls of this rank in this launch */
+    int agree_pending;    /* published, not yet compared */
+    int log_calls;        /* PLD_DEBUG=TRACE with COLL: log every call */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so
@@ -445,7 +444,6 @@ static inline int pld__wait_satisfied(int32_t v, int32_t expected, pld_wait_cmp 
 {
     return cmp == PLD_WAIT_EQ ? v == expected : v >= expected;
 }
-
 
 /* Monotonic clock in nanoseconds. */
 uint64_t pld__now_ns(void);

@@ -160,10 +160,10 @@ void pld__log_call(const pld_ctx *c, const char *api, const void *ret)
 {
     /* the accessors are not calls anyone traces: only the primitives and
      * builtins, which move data or synchronise */
-    static const char *const quiet[] = {"pld_rank",      "pld_nranks",     "pld_device",
-                                        "pld_core",      "pld_ncores",     "pld_world_rank",
-                                        "pld_ctx_team",  "pld_team_ctx",   "pld_ctx_counters",
-                                        "pld_ub_used",   "pld_ub_capacity", "pld_local"};
+    static const char *const quiet[] = {"pld_rank",     "pld_nranks",      "pld_device",
+                                        "pld_core",     "pld_ncores",      "pld_world_rank",
+                                        "pld_ctx_team", "pld_team_ctx",    "pld_ctx_counters",
+                                        "pld_ub_used",  "pld_ub_capacity", "pld_local"};
     for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++)
         if (!strcmp(api, quiet[i]))
             return;

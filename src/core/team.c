@@ -164,8 +164,8 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
         snprintf(why, sizeof why, "%.500s", w->errmsg);
         release_windows(w, t);
         t->live = 0;
-        return pld__world_fail(w, st, "%s: the checkers' windows for team '%s': %s", api,
-                               t->name, why);
+        return pld__world_fail(w, st, "%s: the checkers' windows for team '%s': %s", api, t->name,
+                               why);
     }
     *out = t;
     return PLD_OK;
@@ -194,10 +194,9 @@ static pld_status begin(pld_world *w, const pld_team *parent, const char *api, v
         return pld__world_fail(w, PLD_ERR_ARG, "%s: out is NULL", api);
     int live = 0;
     if (parent && (team_world(parent, &live) != w || !live))
-        return pld__world_fail(w, PLD_ERR_ARG,
-                               "%s: the parent team %p is %s", api, (const void *)parent,
-                               team_world(parent, NULL) == w ? "freed (pld_team_free)"
-                                                             : "not a team of this world");
+        return pld__world_fail(
+            w, PLD_ERR_ARG, "%s: the parent team %p is %s", api, (const void *)parent,
+            team_world(parent, NULL) == w ? "freed (pld_team_free)" : "not a team of this world");
     if ((st = pld__host_enter(w, api, "teams are made on the host")) != PLD_OK)
         return st;
     pld__host_leave(w);
@@ -233,8 +232,8 @@ static pld_status finish(pld_world *w, const char *api, slot *s, uint64_t h, con
     return st;
 }
 
-pld_status pld_team_split(pld_world *w, const pld_team *parent, const int *color,
-                          const int *key, const char *name, pld_team **out)
+pld_status pld_team_split(pld_world *w, const pld_team *parent, const int *color, const int *key,
+                          const char *name, pld_team **out)
 {
     static const char api[] = "pld_team_split";
     slot *s;
@@ -289,8 +288,8 @@ pld_status pld_team_split_strided(pld_world *w, const pld_team *parent, int star
                                    "%s: start %d + (size %d - 1) x stride %d = %lld is outside "
                                    "%s%s group %d of %d ranks",
                                    api, start, size, stride, (long long)last,
-                                   parent ? "parent team '" : "the world", parent ? parent->name : "",
-                                   g, gsize);
+                                   parent ? "parent team '" : "the world",
+                                   parent ? parent->name : "", g, gsize);
         }
     }
     for (int r = 0; r < w->nranks; r++) {
@@ -365,11 +364,11 @@ void pld_team_free(pld_world *w, pld_team *t)
     if (!t)
         return;
     const char *bad = !pld__team_of_world(w, t) ? "is not a team of this world"
-                      : !t->live               ? "was already freed"
-                                               : NULL;
-    pld_status st = bad ? pld__world_fail(w, PLD_ERR_ARG, "pld_team_free: team %p %s",
-                                          (const void *)t, bad)
-                        : pld__host_enter(w, "pld_team_free", "kernels may still use the team");
+                      : !t->live                ? "was already freed"
+                                                : NULL;
+    pld_status st =
+        bad ? pld__world_fail(w, PLD_ERR_ARG, "pld_team_free: team %p %s", (const void *)t, bad)
+            : pld__host_enter(w, "pld_team_free", "kernels may still use the team");
     if (st != PLD_OK) {
         fprintf(stderr, "pld: %s\n", w->errmsg);
         return;

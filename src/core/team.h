@@ -14,18 +14,18 @@
 struct pld_team {
     pld_world *w;
     char name[PLD__NAME_MAX];
-    uint32_t serial;  /* teams of this world made before it */
-    int live;         /* 0 once freed: kept until finalize so stale handles say so */
-    int nranks;       /* world size */
+    uint32_t serial; /* teams of this world made before it */
+    int live;        /* 0 once freed: kept until finalize so stale handles say so */
+    int nranks;      /* world size */
     int ngroups;
     pld_window_buffer *agree; /* the agreement check's fingerprints for this team's
                                  builtins (two slots per world rank), NULL when off */
     pld_dtensor check_signal; /* PLD_CHECK_SIGNALS' own barriers in its groups ([P,1]);
                                  .buf NULL when that check is off */
-    int *group_of;    /* world rank -> group, -1 if none */
-    int *rank_in;     /* world rank -> rank within its group, -1 if none */
-    int *start;       /* group g's members are members[start[g] .. start[g+1]) */
-    int *members;     /* world ranks, in group-rank order */
+    int *group_of;            /* world rank -> group, -1 if none */
+    int *rank_in;             /* world rank -> rank within its group, -1 if none */
+    int *start;               /* group g's members are members[start[g] .. start[g+1]) */
+    int *members;             /* world ranks, in group-rank order */
 };
 
 /* "rank 5 (team 'tp' rank 1)" for c (just "rank 5" in a world context). */

@@ -160,8 +160,8 @@ void pld__views_free(pld_world *w)
 
 pld_status pld__views_init(pld_world *w)
 {
-    w->agent_views = calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores,
-                            sizeof *w->agent_views);
+    w->agent_views =
+        calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores, sizeof *w->agent_views);
     return w->agent_views ? PLD_OK : PLD_ERR_NOMEM;
 }
 

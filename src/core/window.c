@@ -124,8 +124,7 @@ static const char *buffer_problem(const pld_world *w, const pld_window_buffer *b
         snprintf(msg, n, "%p is not a window of this world (another world's, or not a window)",
                  (const void *)buf);
     else if (!buf->live)
-        snprintf(msg, n, "window '%s' (allocation #%u of its slot) was freed", buf->name,
-                 buf->gen);
+        snprintf(msg, n, "window '%s' (allocation #%u of its slot) was freed", buf->name, buf->gen);
     else
         return NULL;
     return msg;
@@ -152,8 +151,8 @@ pld_status pld_window(pld_window_buffer *buf, pld_dtype dtype, int ndim, const i
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': invalid dtype %d", buf->name,
                                (int)dtype);
     if (ndim < 1 || ndim > PLD_MAX_DIMS)
-        return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': ndim %d not in 1..%d",
-                               buf->name, ndim, PLD_MAX_DIMS);
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': ndim %d not in 1..%d", buf->name,
+                               ndim, PLD_MAX_DIMS);
     int n = pld__idx_count(shape);
     if (n >= 0 && n != ndim)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window: '%s': shape has %d entries, ndim is %d",
@@ -203,8 +202,8 @@ pld_status pld_window_buffer_reset(pld_world *w, pld_window_buffer *buf)
     const char *bad = buffer_problem(w, buf, why, sizeof why);
     if (bad)
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window_buffer_reset: %s", bad);
-    if ((st = pld__host_enter(w, "pld_window_buffer_reset",
-                              "peers may be using the window")) != PLD_OK)
+    if ((st = pld__host_enter(w, "pld_window_buffer_reset", "peers may be using the window")) !=
+        PLD_OK)
         return st;
     pld__window_zero(w, buf);
     pld__host_leave(w);
@@ -262,8 +261,8 @@ pld_status pld_window_host_view(pld_world *w, pld_dtensor t, int rank, pld_tenso
         return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: %s",
                                bad ? bad : "out is NULL");
     if (rank < 0 || rank >= w->nranks)
-        return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: rank %d not in [0,%d)",
-                               rank, w->nranks);
+        return pld__world_fail(w, PLD_ERR_ARG, "pld_window_host_view: rank %d not in [0,%d)", rank,
+                               w->nranks);
     /* only ranks this process hosts: on one node the mpi transport maps
      * every slice, but another process owns (and may be changing) it */
     if (!pld_world_hosts_rank(w, rank))

@@ -56,8 +56,7 @@ void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
     }
 }
 
-pld_status pld__world_create(pld_world **out, const pld_config *cfg,
-                             const pld__life_hooks *hooks)
+pld_status pld__world_create(pld_world **out, const pld_config *cfg, const pld__life_hooks *hooks)
 {
     static const pld_config defaults = {0};
     char msg[512];
@@ -120,8 +119,7 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg,
         goto err_trace;
     }
     /* one tile pool slot per agent, filled by the agent (prim/tile.c) */
-    w->tile_pools = calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores,
-                           sizeof *w->tile_pools);
+    w->tile_pools = calloc((size_t)w->nranks * (size_t)w->profile.aiv_cores, sizeof *w->tile_pools);
     if (!w->tile_pools || pld__views_init(w) != PLD_OK) {
         free(w->tile_pools);
         pld__views_free(w);

@@ -33,9 +33,8 @@ static int scan_args(int ac, char **av, pld_config *cfg, int compact)
     static const struct {
         const char *name;
         int field; /* 0 platform, 1 devices, 2 transport, 3 ir_svg */
-    } opts[] = {{"-p", 0},       {"--platform", 0}, {"-d", 1},
-                {"--device", 1}, {"--devices", 1},  {"--transport", 2},
-                {"--ir-svg", 3}};
+    } opts[] = {{"-p", 0},        {"--platform", 0},  {"-d", 1},      {"--device", 1},
+                {"--devices", 1}, {"--transport", 2}, {"--ir-svg", 3}};
     int keep = 1;
     for (int i = 1; i < ac;) {
         if (!strcmp(av[i], "--ir")) {

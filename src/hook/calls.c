@@ -98,8 +98,7 @@ void pld__call_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
         if (c->team) { /* the peers below are group ranks: say whose */
             char who[96];
             pld__ctx_who(c, who, sizeof who);
-            pld__ir_emit(c->ir, c->depth, "call %s(%s) as %s, %d ranks", api, args, who,
-                         c->nranks);
+            pld__ir_emit(c->ir, c->depth, "call %s(%s) as %s, %d ranks", api, args, who, c->nranks);
         } else {
             pld__ir_emit(c->ir, c->depth, "call %s(%s)", api, args);
         }

@@ -76,18 +76,18 @@ typedef enum pld__kind {
  * before `inflight` is compared as one block of bytes (unused fields stay
  * zero). */
 typedef struct pld__fp_wire {
-    uint64_t seq;        /* this rank's builtin call number, from 1 (0: none yet) */
-    uint32_t launch;     /* the launch it belongs to */
-    int32_t kind;        /* pld__kind */
-    int32_t signal;      /* signal window id */
-    int32_t lanes;       /* cells per rank of the signal view ([P] and [P,1]: 1) */
+    uint64_t seq;                     /* this rank's builtin call number, from 1 (0: none yet) */
+    uint32_t launch;                  /* the launch it belongs to */
+    int32_t kind;                     /* pld__kind */
+    int32_t signal;                   /* signal window id */
+    int32_t lanes;                    /* cells per rank of the signal view ([P] and [P,1]: 1) */
     int32_t op, mode, root, core_num; /* -1 where the builtin has none */
     int32_t nargs;
     int32_t pad0;
-    int64_t m;           /* all_to_all_v block rows, -1 elsewhere */
+    int64_t m; /* all_to_all_v block rows, -1 elsewhere */
     pld__fp_arg arg[PLD__FP_ARGS];
-    int32_t inflight;    /* 1 from entry to return: not compared (the owner
-                            clears it while a neighbour may be comparing) */
+    int32_t inflight; /* 1 from entry to return: not compared (the owner
+                         clears it while a neighbour may be comparing) */
     int32_t pad;
 } pld__fp_wire;
 

@@ -22,8 +22,8 @@ void pld__check_dtensor(pld_ctx *c, const char *api, const char *what, pld_dtens
                     what, t.buf->name, t.buf->gen);
     size_t esz = pld_dtype_size(t.dtype);
     if (esz == 0)
-        pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has invalid dtype %d", what,
-                    t.buf->name, (int)t.dtype);
+        pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has invalid dtype %d", what, t.buf->name,
+                    (int)t.dtype);
     if (t.ndim < 1 || t.ndim > PLD_MAX_DIMS)
         pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' has ndim %d (1..%d)", what, t.buf->name,
                     t.ndim, PLD_MAX_DIMS);

@@ -66,7 +66,7 @@ static inline uint16_t pld__f32_to_fp16(float f)
     uint32_t au = u & 0x7fffffffu;
     if (au > 0x7f800000u)
         return (uint16_t)(sign | 0x7e00u); /* nan */
-    if (au >= 0x477ff000u)                /* rounds to >= 65520: inf */
+    if (au >= 0x477ff000u)                 /* rounds to >= 65520: inf */
         return (uint16_t)(sign | 0x7c00u);
     if (au < 0x38800000u) { /* below the smallest normal: subnormal or zero */
         float a = pld__f32_from_bits(au);

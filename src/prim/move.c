@@ -25,7 +25,7 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
                        pld_atomic atomic, pld_dtype dtype)
 {
     int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
-    pld__sched_point(c); /* each transfer is a step of the schedule explorer */
+    pld__sched_point(c);          /* each transfer is a step of the schedule explorer */
     pld__runs it;
     size_t woff, soff, n, esz = pld_dtype_size(dtype);
     pld_status st = PLD_OK;
@@ -76,8 +76,8 @@ void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer,
     pld__trace_end(c, api, t0, (int64_t)bytes);
 }
 
-void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
-                  int peer, size_t woff, size_t bytes)
+void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf, int peer,
+                  size_t woff, size_t bytes)
 {
     int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);
@@ -90,8 +90,8 @@ void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_bu
 }
 
 void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
-                           pld_window_buffer *buf, int peer, const pld__region *wr,
-                           pld_dtype dtype, pld_reduce_op op)
+                           pld_window_buffer *buf, int peer, const pld__region *wr, pld_dtype dtype,
+                           pld_reduce_op op)
 {
     int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
     pld__sched_point(c);

@@ -27,8 +27,7 @@ void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_ti
 void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dtensor t,
                          const int64_t *off, const int64_t *ext, pld__region *out);
 
-pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows,
-                          int64_t cols);
+pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols);
 void pld__region_of_tile(const pld_tile *t, pld__region *r);
 /* Region a tile covers inside an N-D array (innermost two dims) at offsets;
  * checks dtype, offsets count and bounds. wname: the window's name, or NULL
@@ -49,8 +48,8 @@ void pld__xfer_to_peer(pld_ctx *c, const char *api, pld_window_buffer *buf, int 
  * path check that the race checker is off. */
 void pld__put_run(pld_ctx *c, const char *api, pld_window_buffer *buf, int peer, size_t woff,
                   const unsigned char *src, size_t bytes);
-void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf,
-                  int peer, size_t woff, size_t bytes);
+void pld__get_run(pld_ctx *c, const char *api, unsigned char *dst, pld_window_buffer *buf, int peer,
+                  size_t woff, size_t bytes);
 /* acc[0, bytes) = local[0, bytes) op the peer's window bytes at woff, in one
  * pass, when the peer's window is mapped here. Returns 0 (and does nothing)
  * when it is not; counts and traces as pld__reduce_from_peer. */
@@ -59,8 +58,8 @@ int pld__load_reduce_from_peer(pld_ctx *c, unsigned char *acc, const unsigned ch
                                pld_dtype dtype, pld_reduce_op op);
 /* acc (region ar of a local buffer) = acc op the peer's window region wr. */
 void pld__reduce_from_peer(pld_ctx *c, const char *api, unsigned char *acc, const pld__region *ar,
-                           pld_window_buffer *buf, int peer, const pld__region *wr,
-                           pld_dtype dtype, pld_reduce_op op);
+                           pld_window_buffer *buf, int peer, const pld__region *wr, pld_dtype dtype,
+                           pld_reduce_op op);
 void pld__xfer_from_peer(pld_ctx *c, const char *api, unsigned char *dst, const pld__region *dr,
                          pld_window_buffer *buf, int peer, const pld__region *wr);
 
@@ -75,8 +74,8 @@ void pld__race_release(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off)
 void pld__race_acquire(pld_ctx *c, pld_window_buffer *buf, size_t off);
 /* An access to owner's slice of buf: the region of an array starting `base`
  * bytes into the slice. kind: 0 read, 1 write, 2 atomic add. */
-void pld__race_access(pld_ctx *c, const char *api, pld_window_buffer *buf, int owner,
-                      size_t base, const pld__region *region, int write);
+void pld__race_access(pld_ctx *c, const char *api, pld_window_buffer *buf, int owner, size_t base,
+                      const pld__region *region, int write);
 /* An access through a plain tensor: recorded when the tensor lies in one of
  * this rank's window slices. */
 void pld__race_tensor(pld_ctx *c, const char *api, const void *data, const pld__region *region,
@@ -95,8 +94,8 @@ void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype
 /* rows [dst_row, dst_row+rows) of the 2-D window dst at peer = rows
  * [src_row, ...) of the 2-D tensor src (same width). x: the chunk plan the
  * listing shows. */
-void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
-                           pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x);
+void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row, pld_tensor src,
+                           int64_t src_row, int64_t rows, const pld_xfer *x);
 void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dtensor src, int peer,
                            int64_t src_row, int64_t rows, const pld_xfer *x);
 /* The tile at (row, col) of a 2-D tensor / window (tile-sized block). */
@@ -106,8 +105,8 @@ void pld__store_checked(pld_ctx *c, const pld_tile *src, pld_tensor dst, int64_t
  * window src at peer: pld__load_checked then pld__remote_reduce_checked, in
  * one pass over the data when it can (the tile is one row, the peer's
  * window is mapped here, no listing or race checker is recording). */
-void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
-                              int peer, int64_t row, int64_t col, pld_reduce_op op);
+void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src, int peer,
+                              int64_t row, int64_t col, pld_reduce_op op);
 void pld__remote_reduce_checked(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, int64_t row,
                                 int64_t col, pld_reduce_op op);
 /* Cell [row, lane] of a signal checked by pld__coll_check_signal ([P] or

@@ -35,11 +35,13 @@
 /* Two functions per type, each with restrict pointers so the compiler can
  * vectorise: NAME (acc = acc op x, in place) and NAME##_into (out = l op x). */
 #define PLD__REDUCE_TYPE(NAME, T, U)                                                               \
-    static int NAME(T *restrict acc, const T *restrict x, size_t n, pld_reduce_op op) {            \
+    static int NAME(T *restrict acc, const T *restrict x, size_t n, pld_reduce_op op)              \
+    {                                                                                              \
         PLD__REDUCE_OPS(T, U, acc, acc, x);                                                        \
     }                                                                                              \
     static int NAME##_into(T *restrict out, const T *restrict l, const T *restrict x, size_t n,    \
-                           pld_reduce_op op) {                                                     \
+                           pld_reduce_op op)                                                       \
+    {                                                                                              \
         PLD__REDUCE_OPS(T, U, out, l, x);                                                          \
     }
 
@@ -51,7 +53,8 @@ PLD__REDUCE_TYPE(reduce_i16, int16_t, uint32_t)
 PLD__REDUCE_TYPE(reduce_i8, int8_t, uint32_t)
 PLD__REDUCE_TYPE(reduce_u8, uint8_t, uint32_t)
 
-static float apply_f32(float a, float b, pld_reduce_op op) {
+static float apply_f32(float a, float b, pld_reduce_op op)
+{
     switch (op) {
     case PLD_SUM:
         return a + b;
@@ -67,7 +70,8 @@ static float apply_f32(float a, float b, pld_reduce_op op) {
 
 /* out may be l (in place): element by element, no restrict. */
 static int reduce_half(uint16_t *out, const uint16_t *l, const uint16_t *x, size_t n,
-                       pld_reduce_op op, int bf16) {
+                       pld_reduce_op op, int bf16)
+{
     for (size_t i = 0; i < n; i++) {
         float a = bf16 ? pld__bf16_to_f32(l[i]) : pld__fp16_to_f32(l[i]);
         float b = bf16 ? pld__bf16_to_f32(x[i]) : pld__fp16_to_f32(x[i]);
@@ -77,7 +81,8 @@ static int reduce_half(uint16_t *out, const uint16_t *l, const uint16_t *x, size
     return 1;
 }
 
-int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_reduce_op op) {
+int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_reduce_op op)
+{
     switch (dtype) {
     case PLD_FP32:
         return reduce_f32(acc, x, n, op);
@@ -102,7 +107,8 @@ int pld__reduce_buf(void *acc, const void *x, size_t n, pld_dtype dtype, pld_red
 }
 
 int pld__reduce3_buf(void *out, const void *l, const void *x, size_t n, pld_dtype dtype,
-                     pld_reduce_op op) {
+                     pld_reduce_op op)
+{
     switch (dtype) {
     case PLD_FP32:
         return reduce_f32_into(out, l, x, n, op);
@@ -126,7 +132,8 @@ int pld__reduce3_buf(void *out, const void *l, const void *x, size_t n, pld_dtyp
     return 0;
 }
 
-static void check_pair(pld_ctx *c, const char *api, const pld_tile *acc, const pld_tile *x) {
+static void check_pair(pld_ctx *c, const char *api, const pld_tile *acc, const pld_tile *x)
+{
     pld__check_tile(c, api, "acc", acc);
     pld__check_tile(c, api, "x", x);
     if (acc->dtype != x->dtype)
@@ -139,7 +146,8 @@ static void check_pair(pld_ctx *c, const char *api, const pld_tile *acc, const p
                     (long long)x->cols);
 }
 
-void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op) {
+void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op op)
+{
     PLD__CTX_CHECK(c, "pld_tile_reduce");
     static const char api[] = "pld_tile_reduce";
     static const char *const names[] = {"sum", "max", "min", "prod"};
@@ -149,17 +157,22 @@ void pld_tile_reduce(pld_ctx *c, pld_tile *acc, const pld_tile *x, pld_reduce_op
         pld__kraise(c, PLD_ERR_ARG, api, "op %d is not a pld_reduce_op (Sum, Max, Min, Prod)",
                     (int)op);
     size_t n = (size_t)(acc->rows * acc->cols);
-    if (acc == x) pld__kraise(c, PLD_ERR_ALIAS, api, "acc and x are the same tile t%d", acc->id);
+    if (acc == x)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "acc and x are the same tile t%d", acc->id);
     pld__reduce_buf(acc->data, x->data, n, acc->dtype, op);
-    if (c->ir) pld__ir_emit(c->ir, c->depth, "tile.reduce t%d %s= t%d", acc->id, names[op], x->id);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.reduce t%d %s= t%d", acc->id, names[op], x->id);
 }
 
-void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x) {
+void pld_tile_mul(pld_ctx *c, pld_tile *acc, const pld_tile *x)
+{
     PLD__CTX_CHECK(c, "pld_tile_mul");
     static const char api[] = "pld_tile_mul";
     pld__check_live(c);
     check_pair(c, api, acc, x);
-    if (acc == x) pld__kraise(c, PLD_ERR_ALIAS, api, "acc and x are the same tile t%d", acc->id);
+    if (acc == x)
+        pld__kraise(c, PLD_ERR_ALIAS, api, "acc and x are the same tile t%d", acc->id);
     pld__reduce_buf(acc->data, x->data, (size_t)(acc->rows * acc->cols), acc->dtype, PLD_PROD);
-    if (c->ir) pld__ir_emit(c->ir, c->depth, "tile.mul t%d *= t%d", acc->id, x->id);
+    if (c->ir)
+        pld__ir_emit(c->ir, c->depth, "tile.mul t%d *= t%d", acc->id, x->id);
 }

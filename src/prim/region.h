@@ -17,12 +17,12 @@ typedef struct pld__region {
 /* Walks a pair of same-extent regions (a = destination, b = source) as
  * contiguous byte runs in row-major order. */
 typedef struct pld__runs {
-    int nd, k;                  /* dims k..nd-1 are merged into one run */
+    int nd, k; /* dims k..nd-1 are merged into one run */
     int64_t ext[PLD_MAX_DIMS], idx[PLD_MAX_DIMS];
     size_t a_step[PLD_MAX_DIMS], b_step[PLD_MAX_DIMS];
-    size_t a_off, b_off;        /* byte offsets of the current run */
+    size_t a_off, b_off; /* byte offsets of the current run */
     size_t run_bytes;
-    int64_t remaining;          /* runs left */
+    int64_t remaining; /* runs left */
 } pld__runs;
 
 void pld__runs_init(pld__runs *it, const pld__region *a, const pld__region *b);
@@ -38,9 +38,9 @@ size_t pld__region_bytes(const pld__region *r);
  * on failure raises `api`'s error naming `what` and the array: the window
  * `wname`, or a plain tensor when wname is NULL
  * ("dst region [3,0]+[1,64] is outside window 'data' [2,64]"). */
-void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *wname,
-                      int nd, const int64_t *full, const int64_t *off, const int64_t *ext,
-                      size_t esz, pld__region *out);
+void pld__region_make(pld_ctx *c, const char *api, const char *what, const char *wname, int nd,
+                      const int64_t *full, const int64_t *off, const int64_t *ext, size_t esz,
+                      pld__region *out);
 
 /* The [rows, cols] block at (row, col) of a [nrows, ncols] array, without
  * checks: for pre-checked builtins whose arithmetic keeps it in bounds. */

@@ -7,8 +7,8 @@
 
 static int atomic_add_supported(pld_dtype t)
 {
-    return t == PLD_FP32 || t == PLD_FP16 || t == PLD_BF16 || t == PLD_INT32 ||
-           t == PLD_INT16 || t == PLD_INT8;
+    return t == PLD_FP32 || t == PLD_FP16 || t == PLD_BF16 || t == PLD_INT32 || t == PLD_INT16 ||
+           t == PLD_INT8;
 }
 
 void pld__check_atomic(pld_ctx *c, const char *api, pld_atomic atomic, pld_dtype dtype)
@@ -32,7 +32,8 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
     pld__check_tile(c, api, "dst", dst);
     pld__check_dtensor(c, api, "src", src);
     pld__check_peer(c, api, peer);
-    pld__tile_region_in(c, api, "src", dst, src.buf->name, src.ndim, src.shape, src.dtype, offsets, &wr);
+    pld__tile_region_in(c, api, "src", dst, src.buf->name, src.ndim, src.shape, src.dtype, offsets,
+                        &wr);
     pld__region_of_tile(dst, &tr);
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
@@ -40,8 +41,8 @@ void pld_remote_load(pld_ctx *c, pld_tile *dst, pld_dtensor src, int peer, const
     if (c->rec)
         pld__rec_xfer(c, PLD__REC_GET, peer, src.buf, (int64_t)dst->bytes, PLD_ATOMIC_NONE);
     if (c->ir)
-        pld__ir_emit(c->ir, c->depth, "tile.remote_load t%d <- %s@peer%d%s", dst->id,
-                     src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
+        pld__ir_emit(c->ir, c->depth, "tile.remote_load t%d <- %s@peer%d%s", dst->id, src.buf->name,
+                     peer, pld__fmt_region(reg, sizeof reg, &wr));
 }
 
 void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer,
@@ -56,7 +57,8 @@ void pld_remote_store(pld_ctx *c, const pld_tile *src, pld_dtensor dst, int peer
     pld__check_dtensor(c, api, "dst", dst);
     pld__check_peer(c, api, peer);
     pld__check_atomic(c, api, atomic, dst.dtype);
-    pld__tile_region_in(c, api, "dst", src, dst.buf->name, dst.ndim, dst.shape, dst.dtype, offsets, &wr);
+    pld__tile_region_in(c, api, "dst", src, dst.buf->name, dst.ndim, dst.shape, dst.dtype, offsets,
+                        &wr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
@@ -84,8 +86,8 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
                     (int)op);
     pld__check_dtensor(c, api, "src", src);
     pld__check_peer(c, api, peer);
-    pld__tile_region_in(c, api, "src", acc, src.buf->name, src.ndim, src.shape, src.dtype,
-                        offsets, &wr);
+    pld__tile_region_in(c, api, "src", acc, src.buf->name, src.ndim, src.shape, src.dtype, offsets,
+                        &wr);
     pld__region_of_tile(acc, &tr);
     pld__region_pad(&wr, tr.nd); /* a 1-D window meets the 2-D tile */
     pld__region_pad(&tr, wr.nd);
@@ -97,8 +99,8 @@ void pld_remote_reduce(pld_ctx *c, pld_tile *acc, pld_dtensor src, int peer, con
                      src.buf->name, peer, pld__fmt_region(reg, sizeof reg, &wr));
 }
 
-void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
-                              int peer, int64_t row, int64_t col, pld_reduce_op op)
+void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src, int peer,
+                              int64_t row, int64_t col, pld_reduce_op op)
 {
     if (!pld__observed(c) && acc->rows == 1) {
         pld__check_live(c);
@@ -106,8 +108,7 @@ void pld__load_reduce_checked(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dt
         size_t woff = (size_t)(row * src.shape[1] + col) * esz;
         size_t loff = (size_t)(row * mine.shape[1] + col) * esz;
         if (pld__load_reduce_from_peer(c, acc->data, (const unsigned char *)mine.data + loff,
-                                       src.buf, peer, woff, (size_t)acc->cols * esz, src.dtype,
-                                       op))
+                                       src.buf, peer, woff, (size_t)acc->cols * esz, src.dtype, op))
             return;
     }
     pld__load_checked(c, acc, mine, row, col);

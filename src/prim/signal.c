@@ -34,8 +34,8 @@ static size_t signal_cell(pld_ctx *c, const char *api, pld_dtensor sig, const in
 
 /* The notify itself, on a checked cell (byte offset off, coordinates for
  * the listing). */
-static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
-                        const int64_t *coords, int32_t value, pld_notify_op op, uint64_t t0)
+static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off, const int64_t *coords,
+                        int32_t value, pld_notify_op op, uint64_t t0)
 {
     static const char api[] = "pld_notify";
     int wp = pld__wpeer(c, peer); /* the transport speaks world ranks */
@@ -52,11 +52,10 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off,
                         "%d and %d %s %lld = %lld is outside [%d, %d]; the add is not applied",
                         (int)value, signal.buf->name,
                         pld__fmt_dims(cell, sizeof cell, coords, signal.ndim), peer, (int)old,
-                        (int)old, value < 0 ? "-" : "+", value < 0 ? -(long long)value
-                                                                  : (long long)value,
-                        (long long)old + value, INT32_MIN, INT32_MAX);
-        pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name,
-                    peer);
+                        (int)old, value < 0 ? "-" : "+",
+                        value < 0 ? -(long long)value : (long long)value, (long long)old + value,
+                        INT32_MIN, INT32_MAX);
+        pld__kraise(c, st, api, "signal update of '%s' at peer %d failed", signal.buf->name, peer);
     }
     c->ag->counters.notifies++;
     if (c->ir) {
@@ -146,9 +145,9 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
             pld__group_fail(c->w, PLD_ERR_ARG, why);
             pld__kexit_aborted(c);
         }
-        pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)",
-                    signal.buf->name, pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim),
-                    cmp_name(wd->cmp), (int)wd->expected, c->w->wait_timeout_ms,
+        pld__kraise(c, st, api, "'%s'%s %s %d timed out after %d ms (current %d)", signal.buf->name,
+                    pld__fmt_dims(cell, sizeof cell, wd->coords, signal.ndim), cmp_name(wd->cmp),
+                    (int)wd->expected, c->w->wait_timeout_ms,
                     (int)c->tp->signal_load(c, signal.buf, wd->off));
     }
     if (st == PLD_ERR_PEER)
@@ -204,15 +203,14 @@ void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *ou
     char cell[96];
     for (int i = 0; i < nd && i < PLD_MAX_DIMS; i++)
         coords[i] = atomic_load(&rec->coords[i]);
-    const char *name = (id >= 0 && id < w->nwindows && w->windows[id]) ? w->windows[id]->name
-                                                                        : "?";
+    const char *name = (id >= 0 && id < w->nwindows && w->windows[id]) ? w->windows[id]->name : "?";
     char who[32] = "", rank[96];
     if (core > 0)
         snprintf(who, sizeof who, " core %d", core);
     /* a wait in a team view names the team and group rank too */
     pld__team_who(pld__team_by_serial(w, atomic_load(&rec->team)), r, rank, sizeof rank);
-    snprintf(out, n, "%s (device %d)%s: pld_wait '%s'%s %s %d (current %d)", rank,
-             w->device_ids[r], who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
+    snprintf(out, n, "%s (device %d)%s: pld_wait '%s'%s %s %d (current %d)", rank, w->device_ids[r],
+             who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
              cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)), (int)atomic_load(&rec->expected),
              (int)current);
 }

@@ -30,10 +30,10 @@ typedef struct tile_chunk {
 } tile_chunk;
 
 struct pld__tile_pool {
-    tile_chunk *chunks;          /* newest first */
+    tile_chunk *chunks;           /* newest first */
     pld_tile *freed, *freed_tail; /* freed handles, oldest first */
     int nfreed;
-    uint32_t serial;             /* handles handed out: each one's generation */
+    uint32_t serial; /* handles handed out: each one's generation */
     /* Freed buffers kept for the next tile of the same size: the builtins
      * create and free their staging tiles on every call, and malloc, calloc
      * and free of a 4 KiB buffer cost more than copying it (P=2 4 KiB
@@ -45,7 +45,6 @@ struct pld__tile_pool {
     } spare[TILE_SPARES > 0 ? TILE_SPARES : 1];
     int nspares;
 };
-
 
 static struct pld__tile_pool *pool_of(pld_ctx *c, const char *api)
 {
@@ -153,8 +152,8 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
     if (esz == 0)
         pld__kraise(c, PLD_ERR_ARG, api, "invalid dtype %d", (int)dtype);
     if (rows <= 0 || cols <= 0)
-        pld__kraise(c, PLD_ERR_ARG, api, "tile shape [%lld,%lld] must be positive",
-                    (long long)rows, (long long)cols);
+        pld__kraise(c, PLD_ERR_ARG, api, "tile shape [%lld,%lld] must be positive", (long long)rows,
+                    (long long)cols);
     /* overflow-safe: compare against the budget before multiplying through */
     if ((uint64_t)rows > c->agent->ub_cap || (uint64_t)cols > c->agent->ub_cap ||
         (size_t)rows * (size_t)cols > c->agent->ub_cap / esz ||
@@ -201,8 +200,8 @@ pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t col
     pld__check_live(c);
     pld_tile *t = pld__tile_alloc(c, "pld_tile_create", dtype, rows, cols);
     if (c->ir)
-        pld__ir_emit(c->ir, c->depth, "tile.create t%d %s[%lld,%lld]", t->id,
-                     pld_dtype_name(dtype), (long long)rows, (long long)cols);
+        pld__ir_emit(c->ir, c->depth, "tile.create t%d %s[%lld,%lld]", t->id, pld_dtype_name(dtype),
+                     (long long)rows, (long long)cols);
     return t;
 }
 
@@ -372,8 +371,7 @@ void pld_load(pld_ctx *c, pld_tile *dst, pld_tensor src, const int64_t *offsets)
     pld__check_live(c);
     pld__check_tile(c, api, "dst", dst);
     pld__check_tensor(c, api, "src", src);
-    pld__tile_region_in(c, api, "src", dst, NULL, src.ndim, src.shape, src.dtype, offsets,
-                        &sr);
+    pld__tile_region_in(c, api, "src", dst, NULL, src.ndim, src.shape, src.dtype, offsets, &sr);
     pld__region_of_tile(dst, &tr);
     /* a 1-D tensor meets the 2-D tile: both regions get the same rank */
     pld__region_pad(&sr, tr.nd);
@@ -395,8 +393,7 @@ void pld_store(pld_ctx *c, const pld_tile *src, pld_tensor dst, const int64_t *o
     pld__check_live(c);
     pld__check_tile(c, api, "src", src);
     pld__check_tensor(c, api, "dst", dst);
-    pld__tile_region_in(c, api, "dst", src, NULL, dst.ndim, dst.shape, dst.dtype, offsets,
-                        &dr);
+    pld__tile_region_in(c, api, "dst", src, NULL, dst.ndim, dst.shape, dst.dtype, offsets, &dr);
     pld__region_of_tile(src, &tr);
     pld__region_pad(&dr, tr.nd);
     pld__region_pad(&tr, dr.nd);

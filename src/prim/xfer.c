@@ -13,10 +13,10 @@
 #include "trace/ir_rec.h"
 
 typedef struct xfer_plan {
-    pld__region wr, lr;     /* window side, local side (same extents, same nd) */
-    int64_t cr, cc;         /* chunk rows / cols (inner two dims) */
+    pld__region wr, lr; /* window side, local side (same extents, same nd) */
+    int64_t cr, cc;     /* chunk rows / cols (inner two dims) */
     int64_t nchunks;
-    size_t staging;         /* bytes of UB the staging tile(s) need */
+    size_t staging; /* bytes of UB the staging tile(s) need */
 } xfer_plan;
 
 static const char *which_given(const pld_xfer *x)
@@ -36,8 +36,8 @@ static const char *which_given(const pld_xfer *x)
 
 /* Region extents for a tensor of `nd` dims from a shape of `n` dims,
  * right-aligned; the dropped leading extents must be 1. */
-static void fit_shape(pld_ctx *c, const char *api, const char *wname, int nd,
-                      const int64_t *shape, int n, int64_t *ext)
+static void fit_shape(pld_ctx *c, const char *api, const char *wname, int nd, const int64_t *shape,
+                      int n, int64_t *ext)
 {
     char dims[96], owner[PLD__NAME_MAX + 16];
     for (int i = 0; i < n - nd; i++)
@@ -51,15 +51,15 @@ static void fit_shape(pld_ctx *c, const char *api, const char *wname, int nd,
 }
 
 static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtensor win,
-                      const char *wrole, pld_tensor loc, const char *lrole,
-                      const int64_t *w_off, const int64_t *l_off, xfer_plan *p)
+                      const char *wrole, pld_tensor loc, const char *lrole, const int64_t *w_off,
+                      const int64_t *l_off, xfer_plan *p)
 {
     char a[96], b[96];
     size_t esz = pld_dtype_size(win.dtype);
     int given = (x->dst_offsets != NULL) + (x->src_offsets != NULL) + (x->shape != NULL);
     if (given != 0 && given != 3)
-        pld__kraise(c, PLD_ERR_ARG, api,
-                    "dst_offsets, src_offsets and shape go together (got %s)", which_given(x));
+        pld__kraise(c, PLD_ERR_ARG, api, "dst_offsets, src_offsets and shape go together (got %s)",
+                    which_given(x));
     if (win.dtype != loc.dtype)
         pld__kraise(c, PLD_ERR_ARG, api, "%s window '%s' is %s but %s tensor is %s", wrole,
                     win.buf->name, pld_dtype_name(win.dtype), lrole, pld_dtype_name(loc.dtype));
@@ -134,11 +134,10 @@ static int one_run(const xfer_plan *p)
 }
 
 /* Calls fn once per chunk with the chunk's window and local sub-regions. */
-typedef void (*chunk_fn)(pld_ctx *c, const char *api, const pld__region *wr,
-                         const pld__region *lr, void *arg);
+typedef void (*chunk_fn)(pld_ctx *c, const char *api, const pld__region *wr, const pld__region *lr,
+                         void *arg);
 
-static void for_each_chunk(pld_ctx *c, const char *api, const xfer_plan *p, chunk_fn fn,
-                           void *arg)
+static void for_each_chunk(pld_ctx *c, const char *api, const xfer_plan *p, chunk_fn fn, void *arg)
 {
     /* Chunks only model the UB staging (checked in plan_xfer, shown in the
      * listing). When the whole region is one run on both sides the chunks
@@ -323,8 +322,8 @@ static rows_run rows_as_run(pld_ctx *c, pld_window_buffer *buf, int peer, int64_
     return r;
 }
 
-void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row,
-                           pld_tensor src, int64_t src_row, int64_t rows, const pld_xfer *x)
+void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_row, pld_tensor src,
+                           int64_t src_row, int64_t rows, const pld_xfer *x)
 {
     if (c->ir || c->rec) { /* the listing shows the call exactly as pld_put records it */
         pld_put(c, dst, peer, src, x);

@@ -22,7 +22,7 @@
 typedef struct ir_line {
     int depth;
     char *text;
-    char *skel;   /* text with every number replaced by '#' */
+    char *skel; /* text with every number replaced by '#' */
     int nnum;
     long long num[IR_MAX_NUMS];
 } ir_line;

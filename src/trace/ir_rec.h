@@ -27,16 +27,16 @@ typedef enum pld__rec_kind {
 
 /* One event: plain numbers and text, written to a part file as they are. */
 typedef struct pld__rec_ev {
-    int32_t kind;  /* pld__rec_kind */
-    int32_t peer;  /* world rank: the target of a put or notify, the source of a get */
-    int32_t win;   /* window id (the signal of a notify or wait) */
-    int32_t value; /* notify: the value; wait: the expected value */
-    int32_t op;    /* notify: pld_notify_op; wait: pld_wait_cmp; put: pld_atomic */
-    int32_t depth; /* builtin nesting */
-    int64_t off;   /* notify, wait: the cell's byte offset in the rank's slice */
-    int64_t bytes; /* put, get */
+    int32_t kind;   /* pld__rec_kind */
+    int32_t peer;   /* world rank: the target of a put or notify, the source of a get */
+    int32_t win;    /* window id (the signal of a notify or wait) */
+    int32_t value;  /* notify: the value; wait: the expected value */
+    int32_t op;     /* notify: pld_notify_op; wait: pld_wait_cmp; put: pld_atomic */
+    int32_t depth;  /* builtin nesting */
+    int64_t off;    /* notify, wait: the cell's byte offset in the rank's slice */
+    int64_t bytes;  /* put, get */
     char name[112]; /* window or signal name; call: the builtin (and its team) */
-    char cell[24]; /* notify, wait: the cell's coordinates, "[1,0]" */
+    char cell[24];  /* notify, wait: the cell's coordinates, "[1,0]" */
 } pld__rec_ev;
 
 /* ---- recording (every rank; src/trace/ir_rec.c) ------------------------- */

@@ -16,29 +16,28 @@ struct pld__svg {
     int width, height, launches;
 };
 
-static const char style[] =
-    "<style>\n"
-    "text{font-family:monospace;font-size:11px;fill:#222}\n"
-    /* a white rim keeps a label readable where arrows cross it */
-    ".op,.callname,.ret{paint-order:stroke;stroke:#fff;stroke-width:3px;"
-    "stroke-linejoin:round}\n"
-    ".title{font-size:14px;font-weight:bold}\n"
-    ".legend{fill:#555}\n"
-    ".lanename{font-weight:bold}\n"
-    ".lane{stroke:#888;stroke-width:1}\n"
-    ".mark{fill:#333}\n"
-    ".put{stroke:#1f66c2;stroke-width:1.4}\n"
-    ".get{stroke:#1b8a3a;stroke-width:1.4}\n"
-    ".notify{stroke:#c62828;stroke-width:1.2}\n"
-    ".unmatched{stroke-dasharray:4 3}\n"
-    ".band{fill:#fff1b8;fill-opacity:0.6;stroke:#e0c060}\n"
-    ".bandname{fill:#9a7b00;font-size:10px}\n"
-    ".call{fill:#eef0fa;fill-opacity:0.7;stroke:#6a6fa8}\n"
-    ".open{stroke-dasharray:5 3}\n"
-    ".callname{font-weight:bold;fill:#3b3f7a}\n"
-    ".ret{fill:#777}\n"
-    ".note{fill:#a00}\n"
-    "</style>\n";
+static const char style[] = "<style>\n"
+                            "text{font-family:monospace;font-size:11px;fill:#222}\n"
+                            /* a white rim keeps a label readable where arrows cross it */
+                            ".op,.callname,.ret{paint-order:stroke;stroke:#fff;stroke-width:3px;"
+                            "stroke-linejoin:round}\n"
+                            ".title{font-size:14px;font-weight:bold}\n"
+                            ".legend{fill:#555}\n"
+                            ".lanename{font-weight:bold}\n"
+                            ".lane{stroke:#888;stroke-width:1}\n"
+                            ".mark{fill:#333}\n"
+                            ".put{stroke:#1f66c2;stroke-width:1.4}\n"
+                            ".get{stroke:#1b8a3a;stroke-width:1.4}\n"
+                            ".notify{stroke:#c62828;stroke-width:1.2}\n"
+                            ".unmatched{stroke-dasharray:4 3}\n"
+                            ".band{fill:#fff1b8;fill-opacity:0.6;stroke:#e0c060}\n"
+                            ".bandname{fill:#9a7b00;font-size:10px}\n"
+                            ".call{fill:#eef0fa;fill-opacity:0.7;stroke:#6a6fa8}\n"
+                            ".open{stroke-dasharray:5 3}\n"
+                            ".callname{font-weight:bold;fill:#3b3f7a}\n"
+                            ".ret{fill:#777}\n"
+                            ".note{fill:#a00}\n"
+                            "</style>\n";
 
 /* One arrowhead per kind of arrow, in its colour. */
 static void markers(FILE *f)
@@ -135,8 +134,8 @@ pld_status pld__svg_flush(pld_world *w, pld_status st)
             snprintf(title, sizeof title, "launch %d: %d ranks, %s", s->launches, P,
                      w->profile.name);
         else
-            snprintf(title, sizeof title, "launch %d: %d ranks, %s -- failed with %s",
-                     s->launches, P, w->profile.name, pld_status_name(st));
+            snprintf(title, sizeof title, "launch %d: %d ranks, %s -- failed with %s", s->launches,
+                     P, w->profile.name, pld_status_name(st));
         int width = 0;
         s->height += pld__svg_draw_launch(&s->body, s->height, title, P, w->device_ids, ev, n,
                                           dropped, &width);

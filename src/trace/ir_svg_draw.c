@@ -28,7 +28,7 @@
 #include "trace/ir_rec.h"
 
 #define LANE_W 240 /* px between lanes; a lane's labels sit right of it */
-#define LEFT 70 /* the round labels sit in this margin */
+#define LEFT 70    /* the round labels sit in this margin */
 #define ROW_H 20
 #define HEAD_H 92 /* title, legend, lane labels */
 
@@ -38,10 +38,18 @@ void pld__svg_escape(pld__svg_text *t, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': pld__text_add(t, "&amp;", 5); break;
-        case '<': pld__text_add(t, "&lt;", 4); break;
-        case '>': pld__text_add(t, "&gt;", 4); break;
-        case '"': pld__text_add(t, "&quot;", 6); break;
+        case '&':
+            pld__text_add(t, "&amp;", 5);
+            break;
+        case '<':
+            pld__text_add(t, "&lt;", 4);
+            break;
+        case '>':
+            pld__text_add(t, "&gt;", 4);
+            break;
+        case '"':
+            pld__text_add(t, "&quot;", 6);
+            break;
         default:
             if ((unsigned char)*s >= 0x20 || *s == '\t')
                 pld__text_add(t, s, 1);
@@ -54,14 +62,14 @@ void pld__svg_escape(pld__svg_text *t, const char *s)
 typedef struct graph {
     int P;
     int64_t E;
-    int64_t *base;        /* rank r's events are [base[r], base[r+1]) */
+    int64_t *base; /* rank r's events are [base[r], base[r+1]) */
     const pld__rec_ev **ev;
-    int *rank;            /* of each event */
-    int64_t *match;       /* notify: the wait it satisfied, -1 */
-    int64_t *first_dep;   /* wait: first notify matched to it, chained by next_dep */
+    int *rank;          /* of each event */
+    int64_t *match;     /* notify: the wait it satisfied, -1 */
+    int64_t *first_dep; /* wait: first notify matched to it, chained by next_dep */
     int64_t *next_dep;
     int64_t *row;
-    int64_t *phase;       /* notify/wait run of its lane, -1 */
+    int64_t *phase; /* notify/wait run of its lane, -1 */
 } graph;
 
 static int sat(int64_t v, const pld__rec_ev *w)
@@ -174,8 +182,7 @@ static void match_all(graph *g)
     int64_t m = 0, nk = 0;
     for (int64_t i = 0; i < g->E; i++) {
         const pld__rec_ev *e = g->ev[i];
-        if (e->kind == PLD__REC_NOTIFY && e->peer != g->rank[i] && e->peer >= 0 &&
-            e->peer < g->P)
+        if (e->kind == PLD__REC_NOTIFY && e->peer != g->rank[i] && e->peer >= 0 && e->peer < g->P)
             kn[m++] = (keyed){target_of(g, i), i};
         else if (e->kind == PLD__REC_WAIT)
             keys[nk++] = (cell_key){g->rank[i], e->win, e->off};
@@ -203,8 +210,8 @@ static void match_all(graph *g)
             if (key_cmp(&t, &keys[k]) != 0)
                 break;
         }
-        match_cell(g, keys[k].rank, keys[k].win, keys[k].off, nt, lo, hi, cur,
-                   cur + g->P + 1, cur + 2 * (g->P + 1));
+        match_cell(g, keys[k].rank, keys[k].win, keys[k].off, nt, lo, hi, cur, cur + g->P + 1,
+                   cur + 2 * (g->P + 1));
     }
     free(nt), free(cur), free(keys);
 }
@@ -438,8 +445,8 @@ static void draw_event(pld__svg_text *o, const graph *g, int y0, int64_t i)
         snprintf(peer, sizeof peer, "r%d", e->peer);
     switch (e->kind) {
     case PLD__REC_PUT:
-        snprintf(text, sizeof text, "put %s %s%s -> %s", e->name,
-                 fmt_bytes(e->bytes, b, sizeof b), e->op == PLD_ATOMIC_ADD ? " add" : "", peer);
+        snprintf(text, sizeof text, "put %s %s%s -> %s", e->name, fmt_bytes(e->bytes, b, sizeof b),
+                 e->op == PLD_ATOMIC_ADD ? " add" : "", peer);
         break;
     case PLD__REC_GET:
         snprintf(text, sizeof text, "get %s %s <- %s", e->name, fmt_bytes(e->bytes, b, sizeof b),
@@ -614,8 +621,7 @@ int pld__svg_draw_launch(pld__svg_text *o, int y0, const char *title, int nranks
         if (n[r] < 0)
             snprintf(note, sizeof note, "(no record: the rank did not finish)");
         else if (dropped[r] > 0)
-            snprintf(note, sizeof note, "... %lld more events not recorded",
-                     (long long)dropped[r]);
+            snprintf(note, sizeof note, "... %lld more events not recorded", (long long)dropped[r]);
         if (note[0])
             label(&(*o), x + 6, ybottom + ROW_H / 2, "note", note);
     }

@@ -32,17 +32,17 @@
 #include "trace/trace_merge.h"
 
 typedef struct pld__trace_ev {
-    const char *name;     /* static string: the public call */
-    uint64_t t0, t1;      /* ns, CLOCK_MONOTONIC (the same clock in every process) */
-    int64_t bytes;        /* payload, or -1 */
-    int64_t urma[6];      /* urma.send: peer, rows, SQEs, WQEBBs, NOPs, doorbells */
-    const char *team;     /* the team of the view that made it (its name lives as
-                             long as the world), or NULL */
+    const char *name; /* static string: the public call */
+    uint64_t t0, t1;  /* ns, CLOCK_MONOTONIC (the same clock in every process) */
+    int64_t bytes;    /* payload, or -1 */
+    int64_t urma[6];  /* urma.send: peer, rows, SQEs, WQEBBs, NOPs, doorbells */
+    const char *team; /* the team of the view that made it (its name lives as
+                         long as the world), or NULL */
     int team_rank;
-    int flow;             /* -1, or 0 a notify, 1 a wait that blocked: */
-    int32_t fwin, frank;  /* the signal cell: window id, world rank, */
-    int64_t fcell;        /* cell index, */
-    int32_t fval;         /* and the value the notify left or the wait read */
+    int flow;            /* -1, or 0 a notify, 1 a wait that blocked: */
+    int32_t fwin, frank; /* the signal cell: window id, world rank, */
+    int64_t fcell;       /* cell index, */
+    int32_t fval;        /* and the value the notify left or the wait read */
 } pld__trace_ev;
 
 struct pld__trace_buf {
@@ -73,9 +73,14 @@ void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
         b->ev = grown;
         b->cap = cap;
     }
-    b->ev[b->n++] = (pld__trace_ev){.name = name, .t0 = t0, .t1 = pld__now_ns(), .bytes = bytes,
-                                    .urma = {-1}, .team = c->team ? c->team->name : NULL,
-                                    .team_rank = c->rank, .flow = -1};
+    b->ev[b->n++] = (pld__trace_ev){.name = name,
+                                    .t0 = t0,
+                                    .t1 = pld__now_ns(),
+                                    .bytes = bytes,
+                                    .urma = {-1},
+                                    .team = c->team ? c->team->name : NULL,
+                                    .team_rank = c->rank,
+                                    .flow = -1};
 }
 
 void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
@@ -98,8 +103,8 @@ void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
 
 static const char urma_send[] = "urma.send";
 
-void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
-                     int64_t nops, int64_t doorbells, uint64_t t0)
+void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs, int64_t nops,
+                     int64_t doorbells, uint64_t t0)
 {
     pld__trace_buf *b = c->trace;
     if (!b)
@@ -197,8 +202,8 @@ static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
             put_json_text(f, e->team);
             fputc(']', f);
         }
-        fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f", pid,
-                tid, (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
+        fprintf(f, "\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f", pid, tid,
+                (double)e->t0 / 1e3, (double)(e->t1 - e->t0) / 1e3);
         const char *sep = ",\"args\":{";
         if (e->team) {
             fprintf(f, "%s\"team\":\"", sep);
@@ -415,8 +420,8 @@ static int append_flows(pld_world *w, size_t start)
         return -1;
     if (!w->trace_flow_id)
         w->trace_flow_id = 1;
-    long pairs = pld__trace_flows(w->trace_text + start, w->trace_len - start,
-                                  &w->trace_flow_id, m);
+    long pairs =
+        pld__trace_flows(w->trace_text + start, w->trace_len - start, &w->trace_flow_id, m);
     if (fclose(m) != 0 || pairs < 0) {
         free(flows);
         return -1;
@@ -490,8 +495,7 @@ pld_status pld__trace_flush(pld_world *w, pld_status st)
     if (err)
         snprintf(why, sizeof why, "trace file '%s' cannot be written: %s", path, strerror(err));
     else if (nomem)
-        snprintf(why, sizeof why, "out of memory merging the trace parts; '%s' lacks events",
-                 path);
+        snprintf(why, sizeof why, "out of memory merging the trace parts; '%s' lacks events", path);
     else
         return st;
     if (st != PLD_OK) { /* the launch's own failure stays the status */

@@ -39,8 +39,8 @@ void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
  * trace's host state. */
 void pld__trace_world_end(pld_world *w);
 /* A "urma.send" slice carrying the queue model's numbers for one peer. */
-void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs,
-                     int64_t nops, int64_t doorbells, uint64_t t0);
+void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs, int64_t nops,
+                     int64_t doorbells, uint64_t t0);
 
 /* ---- the lowering recorder (src/trace/ir.c) ---------------------------- */
 

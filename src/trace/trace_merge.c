@@ -288,8 +288,7 @@ int pld__trace_merge(const char *out, const char *const *ins, int n, char *err, 
         size_t len;
         char *s = slurp(ins[i], &len);
         if (!s) {
-            snprintf(err, errsz, "'%s' cannot be read: %s", ins[i],
-                     strerror(errno ? errno : EIO));
+            snprintf(err, errsz, "'%s' cannot be read: %s", ins[i], strerror(errno ? errno : EIO));
             goto done;
         }
         const char *arr = find(s, s + len, "\"traceEvents\":[");

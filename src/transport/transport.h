@@ -158,12 +158,12 @@ const char *pld__transport_names(void);
 const char *pld__transport_default(void);
 
 /* Shared slot fillers for transports that need nothing special. */
-int pld__tp_program_sized(void);                 /* launcher_size: 0 */
+int pld__tp_program_sized(void);                   /* launcher_size: 0 */
 int pld__tp_threads_always_ok(const pld_world *w); /* threads_ok: 1 */
-uint32_t pld__tp_sleep_prepare_none(pld_ctx *c); /* sleep_prepare: no ticket (0) */
+uint32_t pld__tp_sleep_prepare_none(pld_ctx *c);   /* sleep_prepare: no ticket (0) */
 int pld__tp_sleep_nap(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns); /* sleep: nanosleep */
-void pld__tp_sleep_end_none(pld_ctx *c);         /* sleep_end: nothing */
-int pld__tp_no_peer_failure(pld_ctx *c);         /* peer_failed: 0 */
+void pld__tp_sleep_end_none(pld_ctx *c);                                 /* sleep_end: nothing */
+int pld__tp_no_peer_failure(pld_ctx *c);                                 /* peer_failed: 0 */
 int pld__tp_one_host_agrees(pld_world *w, uint64_t value); /* host_agree: 1 (one host) */
 int pld__tp_one_host_union(pld_world *w, unsigned char *bits, size_t n); /* host_union: as is */
 

@@ -87,7 +87,8 @@ typedef struct args {
 
 /* ---- kernels: one disagreeing field ----------------------------------------------------- */
 
-static void dispatch_simple(pld_ctx *c, const args *a, int core_num) {
+static void dispatch_simple(pld_ctx *c, const args *a, int core_num)
+{
     int n = pld_nranks(c);
     float in[4 * MOE_H] = {0};
     int32_t index[MAXP * MOE_C], recv[MAXP];
@@ -103,7 +104,8 @@ static void dispatch_simple(pld_ctx *c, const args *a, int core_num) {
                              pld_tensor_make(index, PLD_INT32, 2, PLD_IDX(n, MOE_C)), core_num);
 }
 
-static void mismatch_kernel(pld_ctx *c, void *p) {
+static void mismatch_kernel(pld_ctx *c, void *p)
+{
     const args *a = p;
     int me = pld_rank(c), n = pld_nranks(c), odd = me == ODD;
     float local[S] = {0};
@@ -167,7 +169,8 @@ static void mismatch_kernel(pld_ctx *c, void *p) {
         break;
     case SUB_ORDER:
         pld_allreduce(c, a->data, a->sig, PLD_SUM, PLD_MESH); /* call 1 agrees */
-        if (odd) pld_barrier(c, a->sig);                      /* the extra call */
+        if (odd)
+            pld_barrier(c, a->sig); /* the extra call */
         pld_allgather(c, loc, a->gather, a->sig);
         break;
     case SUB_AFTER:
@@ -176,7 +179,8 @@ static void mismatch_kernel(pld_ctx *c, void *p) {
         pld_allreduce_cores(c, a->data, a->sig2, PLD_SUM, PLD_MESH, 2);
         pld_broadcast(c, a->data, a->sig_b, 0);
         pld_allgather(c, loc, a->gather, a->sig);
-        if (a->urma) dispatch_simple(c, a, 2);
+        if (a->urma)
+            dispatch_simple(c, a, 2);
         break;
     case SUB_AGREE:
         break;
@@ -189,28 +193,34 @@ static void mismatch_kernel(pld_ctx *c, void *p) {
  * into the next call cannot touch what this rank still checks. */
 
 static void want(pld_ctx *c, int it, const char *call, const char *where, long i, double got,
-                 double exp) {
+                 double exp)
+{
     if (got != exp)
         pld_fail(c, "iteration %d, %s: %s[%ld] = %g, want %g", it, call, where, i, got, exp);
 }
 
-static int32_t moe_count(int s, int d, int it) {
+static int32_t moe_count(int s, int d, int it)
+{
     return (s + 2 * d + it) % (MOE_C + 1);
 }
 
-static int moe_nmax(int s) {
+static int moe_nmax(int s)
+{
     return 4 + s % 5; /* Nmax differs between ranks */
 }
 
-static int32_t moe_index(int s, int d, int j, int it) {
+static int32_t moe_index(int s, int d, int j, int it)
+{
     return (j * 3 + d + it + s) % moe_nmax(s);
 }
 
-static float moe_in(int s, int64_t row, int k, int it) {
+static float moe_in(int s, int64_t row, int k, int it)
+{
     return (float)(s * 1000 + row * 10 + k + it);
 }
 
-static void agree_kernel(pld_ctx *c, void *p) {
+static void agree_kernel(pld_ctx *c, void *p)
+{
     const args *a = p;
     int me = pld_rank(c), n = pld_nranks(c);
     float *data = pld_local(c, a->data).data;
@@ -358,7 +368,8 @@ static void agree_kernel(pld_ctx *c, void *p) {
 static pld_world *world;
 static int failures;
 
-static void need(pld_status st, const char *what) {
+static void need(pld_status st, const char *what)
+{
     if (st != PLD_OK) {
         fprintf(stderr, "agree_cases: %s: %s: %s\n", what, pld_status_name(st),
                 pld_world_error(world));
@@ -366,13 +377,15 @@ static void need(pld_status st, const char *what) {
     }
 }
 
-static pld_window_buffer *buffer(size_t bytes, const char *name) {
+static pld_window_buffer *buffer(size_t bytes, const char *name)
+{
     pld_window_buffer *b;
     need(pld_alloc_window_buffer(world, bytes, name, &b), name);
     return b;
 }
 
-static pld_dtensor view(pld_window_buffer *b, pld_dtype t, int ndim, const int64_t *shape) {
+static pld_dtensor view(pld_window_buffer *b, pld_dtype t, int ndim, const int64_t *shape)
+{
     pld_dtensor d;
     need(pld_window(b, t, ndim, shape, &d), "pld_window");
     return d;
@@ -392,7 +405,8 @@ typedef struct expect {
 } expect;
 
 /* The sentence rank `from` writes about rank `other` (one of them is ODD). */
-static void sentence(const expect *e, int from, int other, char *out, size_t n) {
+static void sentence(const expect *e, int from, int other, char *out, size_t n)
+{
     int from_odd = from == ODD;
     const char *api_from = from_odd ? e->api_odd : e->api_norm;
     const char *api_other = from_odd ? e->api_norm : e->api_odd;
@@ -407,24 +421,29 @@ static void sentence(const expect *e, int from, int other, char *out, size_t n) 
                  from_odd ? e->val_norm : e->val_odd);
 }
 
-static void report(const char *fmt, const char *what, pld_status st) {
+static void report(const char *fmt, const char *what, pld_status st)
+{
     fprintf(stderr, fmt, what, pld_status_name(st), pld_world_error(world));
     failures++;
 }
 
-static void reset_signals(const args *a) {
+static void reset_signals(const args *a)
+{
     need(pld_window_buffer_reset(world, a->sig.buf), "pld_window_buffer_reset");
     need(pld_window_buffer_reset(world, a->sig_b.buf), "pld_window_buffer_reset");
     need(pld_window_buffer_reset(world, a->sig2.buf), "pld_window_buffer_reset");
 }
 
-static void run_mismatch(args *a, const expect *e) {
+static void run_mismatch(args *a, const expect *e)
+{
     int np = pld_world_size(world);
     a->sub = e->sub;
     pld_status st = pld_launch(world, mismatch_kernel, a);
     const char *msg = pld_world_error(world);
-    if (st != PLD_OK) reset_signals(a);
-    if (pld_is_root_process(world)) printf("%s: %s: %s\n", e->what, pld_status_name(st), msg);
+    if (st != PLD_OK)
+        reset_signals(a);
+    if (pld_is_root_process(world))
+        printf("%s: %s: %s\n", e->what, pld_status_name(st), msg);
     /* mpi has no deadlock detector: a deadlock ends in the wait timeout
      * (PLD_WAIT_TIMEOUT_MS, set small for this test), which names the
      * disagreement where the ranks' call descriptions are shared memory and
@@ -441,9 +460,11 @@ static void run_mismatch(args *a, const expect *e) {
     char s[512];
     for (int from = 0; from < np; from++)
         for (int other = 0; other < np; other++) {
-            if (from == other || (from == ODD) == (other == ODD)) continue;
+            if (from == other || (from == ODD) == (other == ODD))
+                continue;
             sentence(e, from, other, s, sizeof s);
-            if (strstr(msg, s)) return;
+            if (strstr(msg, s))
+                return;
         }
     sentence(e, ODD, 0, s, sizeof s);
     fprintf(stderr, "%s: the message\n  %s\nnames neither side like\n  %s\n", e->what, msg, s);
@@ -480,7 +501,8 @@ static const expect mismatches[] = {
 };
 #define NMISMATCHES ((int)(sizeof mismatches / sizeof mismatches[0]))
 
-static int usage(void) {
+static int usage(void)
+{
     fprintf(stderr, "usage: agree_cases --case "
                     "kind|dtype|shape|op|mode|root|m|core_num|signal|data|order|noargs|agree\n"
                     "                   [-p a5sim] [-d 0-2] [--transport thread|process|mpi]\n");
@@ -488,17 +510,21 @@ static int usage(void) {
 }
 
 /* PLD_CHECK holds "noargs" as one of its comma-separated words. */
-static int check_off(void) {
+static int check_off(void)
+{
     const char *env = getenv("PLD_CHECK");
     char buf[256];
-    if (!env) return 0;
+    if (!env)
+        return 0;
     snprintf(buf, sizeof buf, "%s", env);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
-        if (!strcmp(tok, "noargs")) return 1;
+        if (!strcmp(tok, "noargs"))
+            return 1;
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     pld_status st = pld_world_init_from_args(&world, &argc, &argv);
     if (st != PLD_OK) {
         fprintf(stderr, "agree_cases: %s: %s\n", pld_status_name(st), pld_last_error());
@@ -526,7 +552,8 @@ int main(int argc, char **argv) {
 
     int64_t p = np, rr = 2 * (p - 1);
     args *a = pld_host_alloc(world, sizeof *a);
-    if (!a) need(PLD_ERR_NOMEM, "pld_host_alloc");
+    if (!a)
+        need(PLD_ERR_NOMEM, "pld_host_alloc");
     memset(a, 0, sizeof *a);
     pld_info_limits lim;
     pld_world_limits(world, &lim);
@@ -570,7 +597,8 @@ int main(int argc, char **argv) {
         st = pld_launch(world, agree_kernel, a);
         if (pld_is_root_process(world))
             printf("agree: %s %s\n", pld_status_name(st), pld_world_error(world));
-        if (st != PLD_OK) report("%s: pld_launch returned %s, want PLD_OK: %s\n", "agree", st);
+        if (st != PLD_OK)
+            report("%s: pld_launch returned %s, want PLD_OK: %s\n", "agree", st);
     } else if (!strcmp(name, "noargs")) {
         known = 1;
         if (!check_off()) {
@@ -579,7 +607,8 @@ int main(int argc, char **argv) {
         }
         a->sub = SUB_DTYPE; /* fp32 and int32 views: the same bytes, no error but the check's */
         st = pld_launch(world, mismatch_kernel, a);
-        if (st != PLD_OK) reset_signals(a);
+        if (st != PLD_OK)
+            reset_signals(a);
         if (pld_is_root_process(world))
             printf("noargs: dtype mismatch with the check off: %s %s\n", pld_status_name(st),
                    pld_world_error(world));
@@ -593,7 +622,8 @@ int main(int argc, char **argv) {
         size_t len = strlen(name);
         for (int i = 0; i < NMISMATCHES; i++) {
             const expect *e = &mismatches[i];
-            if (strncmp(e->what, name, len) || e->what[len] != '/') continue;
+            if (strncmp(e->what, name, len) || e->what[len] != '/')
+                continue;
             known = 1;
             if (e->sub == SUB_CORES_DISPATCH && !a->urma) {
                 fprintf(stderr, "%s: the profile '%s' has no URMA model: run with -p a5sim\n",
@@ -612,8 +642,10 @@ int main(int argc, char **argv) {
      * (the case's builtins, on the same signals) run */
     a->sub = SUB_AFTER;
     st = pld_launch(world, mismatch_kernel, a);
-    if (st != PLD_OK) report("%s: the agreeing launch after the case returned %s: %s\n", name, st);
-    if (failures == 0 && pld_is_root_process(world)) printf("OK\n");
+    if (st != PLD_OK)
+        report("%s: the agreeing launch after the case returned %s: %s\n", name, st);
+    if (failures == 0 && pld_is_root_process(world))
+        printf("OK\n");
     pld_world_finalize(world);
     return failures != 0;
 }

@@ -69,8 +69,7 @@ Test(race, missing_barrier_is_reported, .timeout = 30)
     cr_assert(strstr(m, "races with rank") && strstr(m, "'data'") &&
                   strstr(m, "no notify/wait orders them"),
               "%s", m);
-    cr_assert(strstr(m, "pld_store") && strstr(m, "pld_remote_load"), "both accesses named: %s",
-              m);
+    cr_assert(strstr(m, "pld_store") && strstr(m, "pld_remote_load"), "both accesses named: %s", m);
     pld_world_finalize(w);
 }
 

@@ -148,16 +148,43 @@ static void run_mixed(const char *devices, int64_t s, int iters, int which)
     pld_world_finalize(f.w);
 }
 
-Test(coll, mixed_p1, .timeout = 60) { run_mixed("0", 64, 2 * C_N, -1); }
-Test(coll, mixed_p2, .timeout = 60) { run_mixed("0,1", 64, 20 * C_N, -1); }
-Test(coll, mixed_p3, .timeout = 60) { run_mixed("0-2", 64, 20 * C_N, -1); }
-Test(coll, mixed_p4, .timeout = 60) { run_mixed("0-3", 64, 20 * C_N, -1); }
-Test(coll, mixed_p8, .timeout = 120) { run_mixed("0-7", 33, 4 * C_N, -1); }
-Test(coll, mixed_p32, .timeout = 300) { run_mixed("0-31", 16, C_N, -1); }
-Test(coll, one_element_p4, .timeout = 60) { run_mixed("0-3", 1, 4 * C_N, -1); }
+Test(coll, mixed_p1, .timeout = 60)
+{
+    run_mixed("0", 64, 2 * C_N, -1);
+}
+Test(coll, mixed_p2, .timeout = 60)
+{
+    run_mixed("0,1", 64, 20 * C_N, -1);
+}
+Test(coll, mixed_p3, .timeout = 60)
+{
+    run_mixed("0-2", 64, 20 * C_N, -1);
+}
+Test(coll, mixed_p4, .timeout = 60)
+{
+    run_mixed("0-3", 64, 20 * C_N, -1);
+}
+Test(coll, mixed_p8, .timeout = 120)
+{
+    run_mixed("0-7", 33, 4 * C_N, -1);
+}
+Test(coll, mixed_p32, .timeout = 300)
+{
+    run_mixed("0-31", 16, C_N, -1);
+}
+Test(coll, one_element_p4, .timeout = 60)
+{
+    run_mixed("0-3", 1, 4 * C_N, -1);
+}
 /* rows larger than the UB staging tile, and not a multiple of the chunk */
-Test(coll, ragged_chunked_p3, .timeout = 300) { run_mixed("0-2", 100003, 2 * C_N, -1); }
-Test(coll, thousand_mixed_calls_one_signal, .timeout = 300) { run_mixed("0-3", 16, 1001, -1); }
+Test(coll, ragged_chunked_p3, .timeout = 300)
+{
+    run_mixed("0-2", 100003, 2 * C_N, -1);
+}
+Test(coll, thousand_mixed_calls_one_signal, .timeout = 300)
+{
+    run_mixed("0-3", 16, 1001, -1);
+}
 
 /* ---- cost cards: the byte counters equal the cost cards exactly ------------ */
 
@@ -235,7 +262,7 @@ static void check_card(int p, int which)
 Test(cost_card, every_builtin_p2_3_4_8, .timeout = 120)
 {
     static const int ps[] = {2, 3, 4, 8};
-    static const int which[] = {C_ALLGATHER, C_ALL_TO_ALL, C_MESH,
+    static const int which[] = {C_ALLGATHER, C_ALL_TO_ALL,     C_MESH,
                                 C_RING,      C_REDUCE_SCATTER, C_BROADCAST};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         for (size_t k = 0; k < sizeof which / sizeof which[0]; k++)
@@ -306,11 +333,26 @@ static void expect_bad(int kind, pld_status want, const char *needle)
     pld_world_finalize(f.w);
 }
 
-Test(coll_errors, input_aliases_target) { expect_bad(0, PLD_ERR_ALIAS, "pld_all_to_all"); }
-Test(coll_errors, reduce_scatter_max) { expect_bad(1, PLD_ERR_UNSUPPORTED, "Sum only"); }
-Test(coll_errors, ring_signal_too_small) { expect_bad(2, PLD_ERR_ARG, "[6,4]"); }
-Test(coll_errors, allgather_local_size) { expect_bad(3, PLD_ERR_ARG, "63 elements"); }
-Test(coll_errors, broadcast_root) { expect_bad(4, PLD_ERR_ARG, "root 4"); }
+Test(coll_errors, input_aliases_target)
+{
+    expect_bad(0, PLD_ERR_ALIAS, "pld_all_to_all");
+}
+Test(coll_errors, reduce_scatter_max)
+{
+    expect_bad(1, PLD_ERR_UNSUPPORTED, "Sum only");
+}
+Test(coll_errors, ring_signal_too_small)
+{
+    expect_bad(2, PLD_ERR_ARG, "[6,4]");
+}
+Test(coll_errors, allgather_local_size)
+{
+    expect_bad(3, PLD_ERR_ARG, "63 elements");
+}
+Test(coll_errors, broadcast_root)
+{
+    expect_bad(4, PLD_ERR_ARG, "root 4");
+}
 
 /* ---- allreduce: every op on every dtype, mesh and ring -------------------- */
 
@@ -374,20 +416,32 @@ static float typed_val(int r, int64_t i, pld_reduce_op op)
 static void put_typed(void *base, pld_dtype t, int64_t i, float v)
 {
     switch (t) {
-    case PLD_FP32: ((float *)base)[i] = v; break;
-    case PLD_INT32: ((int32_t *)base)[i] = (int32_t)v; break;
-    case PLD_BF16: ((uint16_t *)base)[i] = to_bf16(v); break;
-    default: ((uint16_t *)base)[i] = to_fp16(v); break;
+    case PLD_FP32:
+        ((float *)base)[i] = v;
+        break;
+    case PLD_INT32:
+        ((int32_t *)base)[i] = (int32_t)v;
+        break;
+    case PLD_BF16:
+        ((uint16_t *)base)[i] = to_bf16(v);
+        break;
+    default:
+        ((uint16_t *)base)[i] = to_fp16(v);
+        break;
     }
 }
 
 static float get_typed(const void *base, pld_dtype t, int64_t i)
 {
     switch (t) {
-    case PLD_FP32: return ((const float *)base)[i];
-    case PLD_INT32: return (float)((const int32_t *)base)[i];
-    case PLD_BF16: return from_bf16(((const uint16_t *)base)[i]);
-    default: return from_fp16(((const uint16_t *)base)[i]);
+    case PLD_FP32:
+        return ((const float *)base)[i];
+    case PLD_INT32:
+        return (float)((const int32_t *)base)[i];
+    case PLD_BF16:
+        return from_bf16(((const uint16_t *)base)[i]);
+    default:
+        return from_fp16(((const uint16_t *)base)[i]);
     }
 }
 
@@ -404,10 +458,18 @@ static void typed_kernel(pld_ctx *c, void *arg)
         for (int r = 1; r < p; r++) {
             float x = typed_val(r, i, t->op);
             switch (t->op) {
-            case PLD_SUM: e += x; break;
-            case PLD_MAX: e = x > e ? x : e; break;
-            case PLD_MIN: e = x < e ? x : e; break;
-            case PLD_PROD: e *= x; break;
+            case PLD_SUM:
+                e += x;
+                break;
+            case PLD_MAX:
+                e = x > e ? x : e;
+                break;
+            case PLD_MIN:
+                e = x < e ? x : e;
+                break;
+            case PLD_PROD:
+                e *= x;
+                break;
             }
         }
         float got = get_typed(d, t->dtype, i);

@@ -14,7 +14,8 @@
 #define UNTOUCHED (-777)
 
 /* Value of row k, column j of the block src sends to dst. */
-static int32_t cell(int src, int dst, int k, int j) {
+static int32_t cell(int src, int dst, int k, int j)
+{
     return src * 1000000 + dst * 10000 + k * 100 + j + 1;
 }
 
@@ -54,7 +55,8 @@ typedef struct av {
     int prefill; /* fill target with UNTOUCHED and recv_counts with -7 first */
 } av;
 
-static void k_av(pld_ctx *c, void *arg) {
+static void k_av(pld_ctx *c, void *arg)
+{
     av *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     int32_t in[PMAX * M * (S + 1)];
@@ -83,7 +85,8 @@ static void k_av(pld_ctx *c, void *arg) {
     case OK:
         break;
     case NEG_COUNT:
-        if (me == a->bad_rank) counts[p - 1] = -1;
+        if (me == a->bad_rank)
+            counts[p - 1] = -1;
         break;
     case SIG_IS_RC:
         rc = sig;
@@ -138,10 +141,12 @@ static void k_av(pld_ctx *c, void *arg) {
         break;
     }
     pld_all_to_all_v(c, input, tgt, sig, sc, rc);
-    if (a->misuse != OK) pld_fail(c, "pld_all_to_all_v accepted misuse %d", a->misuse);
+    if (a->misuse != OK)
+        pld_fail(c, "pld_all_to_all_v accepted misuse %d", a->misuse);
 }
 
-static av *av_setup(pld_world *w) {
+static av *av_setup(pld_world *w)
+{
     int p = pld_world_size(w);
     av *a = cu_alloc(w, sizeof *a);
     a->tgt = tu_window(w, "tgt", PLD_INT32, 2, PLD_IDX(p * M, S));
@@ -151,7 +156,8 @@ static av *av_setup(pld_world *w) {
 }
 
 /* Host check of rank r: recv_counts and the rows below each count. */
-static void expect_result(pld_world *w, av *a, int r, int check_beyond) {
+static void expect_result(pld_world *w, av *a, int r, int check_beyond)
+{
     int p = pld_world_size(w);
     const int32_t *t = tu_view(w, a->tgt, r).data, *rc = tu_view(w, a->rc, r).data;
     for (int s = 0; s < p; s++) {
@@ -159,7 +165,8 @@ static void expect_result(pld_world *w, av *a, int r, int check_beyond) {
         cr_expect_eq(rc[s], want, "rank %d recv_counts[%d] = %d, expected min(%d, M=%d) = %d", r, s,
                      rc[s], a->counts[s][r], M, want);
         for (int k = 0; k < M; k++) {
-            if (k >= want && !check_beyond) continue;
+            if (k >= want && !check_beyond)
+                continue;
             for (int j = 0; j < S; j++) {
                 int32_t got = t[(s * M + k) * S + j];
                 /* the cost card: the sender pushes its whole M-row block, so rows
@@ -170,21 +177,24 @@ static void expect_result(pld_world *w, av *a, int r, int check_beyond) {
                              "= %d, expected %d%s",
                              r, s * M + k, s, k, want, j, got, exp,
                              k < want ? "" : " (beyond the count: the sender's padding row)");
-                if (got != exp) return;
+                if (got != exp)
+                    return;
             }
         }
     }
 }
 
 /* Counts covering 0, 1, M-1, M, M+1 and INT32_MAX (clamped to M). */
-static void set_counts(av *a, int p) {
+static void set_counts(av *a, int p)
+{
     static const int32_t pool[] = {0, 1, M - 1, M, M + 1, INT_MAX, 2};
     for (int s = 0; s < p; s++)
         for (int d = 0; d < p; d++)
             a->counts[s][d] = pool[(s * 2 + d * 3) % 7];
 }
 
-static void counts_clamped(int p) {
+static void counts_clamped(int p)
+{
     pld_world *w = cu_world(p);
     av *a = av_setup(w);
     set_counts(a, p);
@@ -204,19 +214,23 @@ static void counts_clamped(int p) {
     cu_finalize(w);
 }
 
-Test(a2av, counts_clamped_and_published_p1, .timeout = 30) {
+Test(a2av, counts_clamped_and_published_p1, .timeout = 30)
+{
     counts_clamped(1);
 }
-Test(a2av, counts_clamped_and_published_p3, .timeout = 30) {
+Test(a2av, counts_clamped_and_published_p3, .timeout = 30)
+{
     counts_clamped(3);
 }
-Test(a2av, counts_clamped_and_published_p4, .timeout = 30) {
+Test(a2av, counts_clamped_and_published_p4, .timeout = 30)
+{
     counts_clamped(4);
 }
 
 /* Rows s*M+count .. s*M+M-1: the full block is pushed (cost card
  * (P-1)*M*S*elt), so they hold the sender's padding rows, not old data. */
-static void whole_block(int p) {
+static void whole_block(int p)
+{
     pld_world *w = cu_world(p);
     av *a = av_setup(w);
     set_counts(a, p);
@@ -227,16 +241,19 @@ static void whole_block(int p) {
     cu_finalize(w);
 }
 
-Test(a2av, rows_beyond_count_hold_senders_block_p2, .timeout = 30) {
+Test(a2av, rows_beyond_count_hold_senders_block_p2, .timeout = 30)
+{
     whole_block(2);
 }
-Test(a2av, rows_beyond_count_hold_senders_block_p3, .timeout = 30) {
+Test(a2av, rows_beyond_count_hold_senders_block_p3, .timeout = 30)
+{
     whole_block(3);
 }
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void expect_misuse(int p, int misuse, pld_status want, const char *needle) {
+static void expect_misuse(int p, int misuse, pld_status want, const char *needle)
+{
     pld_world *w = cu_world(p);
     av *a = av_setup(w);
     set_counts(a, p);
@@ -273,7 +290,8 @@ static void expect_misuse(int p, int misuse, pld_status want, const char *needle
     cr_assert_eq(st, want, "misuse %d: got %s, expected %s: %s", misuse, pld_status_name(st),
                  pld_status_name(want), msg);
     TU_EXPECT_CONTAINS(msg, "pld_all_to_all_v");
-    if (needle) TU_EXPECT_CONTAINS(msg, needle);
+    if (needle)
+        TU_EXPECT_CONTAINS(msg, needle);
     /* the world stays usable: a correct call on fresh signals works */
     TU_ASSERT_STATUS(pld_window_buffer_reset(w, a->sig.buf), PLD_OK);
     a->misuse = OK;
@@ -286,7 +304,8 @@ static void expect_misuse(int p, int misuse, pld_status want, const char *needle
 
 /* A negative count is a device-data error on the rank that holds it,
  * naming the rank, the position and the value. */
-Test(a2av_errors, negative_count_is_data_error, .timeout = 30) {
+Test(a2av_errors, negative_count_is_data_error, .timeout = 30)
+{
     expect_misuse(3, NEG_COUNT, PLD_ERR_DATA, "send_counts[2] = -1");
     pld_world *w = cu_world(3);
     av *a = av_setup(w);
@@ -298,26 +317,33 @@ Test(a2av_errors, negative_count_is_data_error, .timeout = 30) {
     cu_finalize(w);
 }
 
-Test(a2av_errors, signal_is_recv_counts, .timeout = 30) {
+Test(a2av_errors, signal_is_recv_counts, .timeout = 30)
+{
     expect_misuse(3, SIG_IS_RC, PLD_ERR_ALIAS, "distinct");
 }
-Test(a2av_errors, target_is_signal, .timeout = 30) {
+Test(a2av_errors, target_is_signal, .timeout = 30)
+{
     expect_misuse(3, TGT_IS_SIG, PLD_ERR_ALIAS, "distinct");
 }
-Test(a2av_errors, target_is_recv_counts, .timeout = 30) {
+Test(a2av_errors, target_is_recv_counts, .timeout = 30)
+{
     expect_misuse(3, TGT_IS_RC, PLD_ERR_ALIAS, "distinct");
 }
-Test(a2av_errors, send_counts_in_signal, .timeout = 30) {
+Test(a2av_errors, send_counts_in_signal, .timeout = 30)
+{
     expect_misuse(3, SC_IN_SIG, PLD_ERR_ALIAS, "send_counts");
 }
-Test(a2av_errors, send_counts_in_recv_counts, .timeout = 30) {
+Test(a2av_errors, send_counts_in_recv_counts, .timeout = 30)
+{
     expect_misuse(3, SC_IN_RC, PLD_ERR_ALIAS, "send_counts");
 }
-Test(a2av_errors, input_in_target, .timeout = 30) {
+Test(a2av_errors, input_in_target, .timeout = 30)
+{
     expect_misuse(3, INPUT_IN_TGT, PLD_ERR_ALIAS, "target window 'tgt'");
 }
 
-Test(a2av_errors, bad_shapes_are_arg_errors, .timeout = 60) {
+Test(a2av_errors, bad_shapes_are_arg_errors, .timeout = 60)
+{
     static const struct {
         int misuse;
         const char *needle;

@@ -30,7 +30,8 @@ typedef struct cost {
     size_t stride;
 } cost;
 
-static void k_cost(pld_ctx *c, void *arg) {
+static void k_cost(pld_ctx *c, void *arg)
+{
     cost *a = arg;
     int p = pld_nranks(c);
     void *in = a->in + (size_t)pld_rank(c) * a->stride;
@@ -66,7 +67,8 @@ static void k_cost(pld_ctx *c, void *arg) {
     }
 }
 
-static void card(int p, int which, pld_dtype dt, int64_t s) {
+static void card(int p, int which, pld_dtype dt, int64_t s)
+{
     pld_world *w = cu_world(p);
     cost *a = cu_alloc(w, sizeof *a);
     a->which = which;
@@ -81,7 +83,8 @@ static void card(int p, int which, pld_dtype dt, int64_t s) {
     int64_t rr = p > 1 ? 2 * (p - 1) : 1;
     a->ring = tu_window(w, "sig", PLD_INT32, 2, PLD_IDX(rr, p));
     cr_assert_eq(pld_window(a->ring.buf, PLD_INT32, 2, PLD_IDX(p, 1), &a->sig), PLD_OK);
-    if (p == 1) a->ring = a->sig;
+    if (p == 1)
+        a->ring = a->sig;
     for (int d = 0; d < p; d++) /* counts: 0 .. M+1, the card does not depend on them */
         a->counts[d] = d % (M + 2);
     TU_LAUNCH_OK(w, k_cost, a);
@@ -171,7 +174,8 @@ static void card(int p, int which, pld_dtype dt, int64_t s) {
     cu_finalize(w);
 }
 
-static void cards(int p) {
+static void cards(int p)
+{
     static const pld_dtype dts[] = {PLD_FP32, PLD_BF16, PLD_INT8, PLD_INT64};
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++)
         for (int which = 0; which < NKIND; which++) {
@@ -183,24 +187,30 @@ static void cards(int p) {
         }
 }
 
-Test(cost_card, every_builtin_p1_moves_nothing, .timeout = 60) {
+Test(cost_card, every_builtin_p1_moves_nothing, .timeout = 60)
+{
     cards(1);
 }
-Test(cost_card, every_builtin_p2, .timeout = 60) {
+Test(cost_card, every_builtin_p2, .timeout = 60)
+{
     cards(2);
 }
-Test(cost_card, every_builtin_p3, .timeout = 60) {
+Test(cost_card, every_builtin_p3, .timeout = 60)
+{
     cards(3);
 }
-Test(cost_card, every_builtin_p4, .timeout = 60) {
+Test(cost_card, every_builtin_p4, .timeout = 60)
+{
     cards(4);
 }
-Test(cost_card, every_builtin_p8, .timeout = 60) {
+Test(cost_card, every_builtin_p8, .timeout = 60)
+{
     cards(8);
 }
 
 /* A row larger than the UB is chunked; the card does not change. */
-Test(cost_card, chunked_rows_keep_the_card, .timeout = 60) {
+Test(cost_card, chunked_rows_keep_the_card, .timeout = 60)
+{
     for (int which = 0; which < NKIND; which++)
         card(3, which, PLD_FP32, 100003);
 }

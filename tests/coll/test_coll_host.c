@@ -12,18 +12,21 @@
 
 static pld_world *g_w;
 
-static void *view(pld_dtensor t, int r) {
+static void *view(pld_dtensor t, int r)
+{
     return tu_view(g_w, t, r).data;
 }
 
-static void expect_bytes(const char *what, int r, const void *p, size_t n, uint32_t tag) {
+static void expect_bytes(const char *what, int r, const void *p, size_t n, uint32_t tag)
+{
     int64_t at = cu_mismatch(p, n, tag, 0);
     cr_expect_eq(at, -1, "%s on rank %d: byte %lld differs from the reference (0x%02x vs 0x%02x)",
                  what, r, (long long)at, at >= 0 ? ((const uint8_t *)p)[at] : 0,
                  at >= 0 ? cu_byte(tag, (uint64_t)at) : 0);
 }
 
-static void host_twins(int p) {
+static void host_twins(int p)
+{
     pld_world *w = g_w = cu_world(p);
     pld_dtensor sig = tu_signal(w, "sig", 1);
     int salt = 0;
@@ -171,20 +174,24 @@ static void host_twins(int p) {
     cu_finalize(w);
 }
 
-Test(host_twins, match_reference_p1, .timeout = 60) {
+Test(host_twins, match_reference_p1, .timeout = 60)
+{
     host_twins(1);
 }
-Test(host_twins, match_reference_p3, .timeout = 60) {
+Test(host_twins, match_reference_p3, .timeout = 60)
+{
     host_twins(3);
 }
-Test(host_twins, match_reference_p4, .timeout = 60) {
+Test(host_twins, match_reference_p4, .timeout = 60)
+{
     host_twins(4);
 }
 
 /* ---- pld_host_allreduce with a NULL signal -------------------------------- */
 
 /* Number in an unnamed window buffer's name ("window7" -> 7). */
-static int window_number(pld_world *w) {
+static int window_number(pld_world *w)
+{
     pld_window_buffer *b = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 64, NULL, &b), PLD_OK);
     const char *name = pld_window_buffer_name(b);
@@ -194,7 +201,8 @@ static int window_number(pld_world *w) {
     return n;
 }
 
-static void null_signal(int p) {
+static void null_signal(int p)
+{
     pld_world *w = g_w = cu_world(p);
     int64_t n = 1001;
     pld_dtensor data = tu_window(w, "data", PLD_FP32, 1, PLD_IDX(n));
@@ -226,19 +234,23 @@ static void null_signal(int p) {
     cu_finalize(w);
 }
 
-Test(host_allreduce, null_signal_allocated_once_and_reused_p1, .timeout = 60) {
+Test(host_allreduce, null_signal_allocated_once_and_reused_p1, .timeout = 60)
+{
     null_signal(1);
 }
-Test(host_allreduce, null_signal_allocated_once_and_reused_p3, .timeout = 60) {
+Test(host_allreduce, null_signal_allocated_once_and_reused_p3, .timeout = 60)
+{
     null_signal(3);
 }
-Test(host_allreduce, null_signal_allocated_once_and_reused_p4, .timeout = 60) {
+Test(host_allreduce, null_signal_allocated_once_and_reused_p4, .timeout = 60)
+{
     null_signal(4);
 }
 
 /* ---- core_num bounds ------------------------------------------------------ */
 
-static void core_num_bounds(const char *platform, int aiv) {
+static void core_num_bounds(const char *platform, int aiv)
+{
     pld_world *w = g_w = cu_world_on(3, platform);
     pld_info_limits lim;
     pld_world_limits(w, &lim);
@@ -276,16 +288,19 @@ static void core_num_bounds(const char *platform, int aiv) {
     cu_finalize(w);
 }
 
-Test(host_allreduce, core_num_bounds_a2a3sim, .timeout = 30) {
+Test(host_allreduce, core_num_bounds_a2a3sim, .timeout = 30)
+{
     core_num_bounds("a2a3sim", 48);
 }
-Test(host_allreduce, core_num_bounds_a5sim, .timeout = 30) {
+Test(host_allreduce, core_num_bounds_a5sim, .timeout = 30)
+{
     core_num_bounds("a5sim", 36);
 }
 
 /* ---- argument errors ------------------------------------------------------ */
 
-Test(host_twins, null_signal_is_arg_error_except_allreduce, .timeout = 30) {
+Test(host_twins, null_signal_is_arg_error_except_allreduce, .timeout = 30)
+{
     pld_world *w = g_w = cu_world(2);
     pld_dtensor a = tu_window(w, "a", PLD_FP32, 2, PLD_IDX(2, 4));
     pld_dtensor b = tu_window(w, "b", PLD_FP32, 2, PLD_IDX(2, 4));
@@ -311,7 +326,8 @@ Test(host_twins, null_signal_is_arg_error_except_allreduce, .timeout = 30) {
     cu_finalize(w);
 }
 
-Test(host_twins, aliased_windows_are_alias_errors, .timeout = 30) {
+Test(host_twins, aliased_windows_are_alias_errors, .timeout = 30)
+{
     pld_world *w = g_w = cu_world(3);
     pld_dtensor sig = tu_signal(w, "sig", 1);
     pld_dtensor tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(3, 4));

@@ -28,7 +28,8 @@ typedef struct lst {
 
 enum { HAND_ALLGATHER, BUILTIN_ALLGATHER, BUILTIN_ALL_TO_ALL, BUILTIN_BARRIER };
 
-static void k_listing(pld_ctx *c, void *arg) {
+static void k_listing(pld_ctx *c, void *arg)
+{
     lst *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     int64_t s = a->s;
@@ -42,9 +43,11 @@ static void k_listing(pld_ctx *c, void *arg) {
         pld_store(c, t, pld_local(c, a->data), PLD_IDX(me, 0));
         /* phase 2: barrier */
         for (int q = 0; q < p; q++)
-            if (q != me) pld_notify(c, a->sig, q, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
+            if (q != me)
+                pld_notify(c, a->sig, q, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
         for (int q = 0; q < p; q++)
-            if (q != me) pld_wait(c, a->sig, PLD_IDX(q, 0), 1, PLD_WAIT_GE);
+            if (q != me)
+                pld_wait(c, a->sig, PLD_IDX(q, 0), 1, PLD_WAIT_GE);
         /* phase 3: remote_load every row, mine included */
         for (int q = 0; q < p; q++)
             pld_remote_load(c, t, a->data, q, PLD_IDX(q, 0));
@@ -70,7 +73,8 @@ typedef struct listing {
     char *text;
 } listing;
 
-static void split(listing *l, const char *ir) {
+static void split(listing *l, const char *ir)
+{
     l->text = strdup(ir);
     l->n = 0;
     for (char *save = NULL, *t = strtok_r(l->text, "\n", &save); t && l->n < 256;
@@ -79,13 +83,16 @@ static void split(listing *l, const char *ir) {
 }
 
 /* Index of the first line at or after `from` containing `needle`, or -1. */
-static int find(const listing *l, int from, const char *needle) {
+static int find(const listing *l, int from, const char *needle)
+{
     for (int i = from < 0 ? 0 : from; i < l->n; i++)
-        if (strstr(l->lines[i], needle)) return i;
+        if (strstr(l->lines[i], needle))
+            return i;
     return -1;
 }
 
-static int indent(const char *line) {
+static int indent(const char *line)
+{
     int n = 0;
     while (line[n] == ' ')
         n++;
@@ -94,17 +101,22 @@ static int indent(const char *line) {
 
 /* The set of peers in "<prefix>{1,2,3,0}" / "<prefix>{0..3}" / "<prefix>2" as
  * a bit mask. */
-static unsigned peer_set(const char *line, const char *prefix) {
+static unsigned peer_set(const char *line, const char *prefix)
+{
     const char *p = strstr(line, prefix);
-    if (!p) return 0;
+    if (!p)
+        return 0;
     p += strlen(prefix);
-    if (*p != '{') return 1u << atoi(p);
+    if (*p != '{')
+        return 1u << atoi(p);
     unsigned mask = 0;
     for (p++; *p && *p != '}';) {
         char *end;
         long a = strtol(p, &end, 10), b = a;
-        if (end == p) break;
-        if (end[0] == '.' && end[1] == '.') b = strtol(end + 2, &end, 10);
+        if (end == p)
+            break;
+        if (end[0] == '.' && end[1] == '.')
+            b = strtol(end + 2, &end, 10);
         for (long i = a; i <= b && i < 32; i++)
             mask |= 1u << i;
         p = *end == ',' ? end + 1 : end;
@@ -112,7 +124,8 @@ static unsigned peer_set(const char *line, const char *prefix) {
     return mask;
 }
 
-static pld_world *listing_of(int which, int64_t s, listing *l) {
+static pld_world *listing_of(int which, int64_t s, listing *l)
+{
     pld_world *w = cu_world(P);
     lst *a = cu_alloc(w, sizeof *a);
     a->which = which;
@@ -131,7 +144,8 @@ static pld_world *listing_of(int which, int64_t s, listing *l) {
 #define EXPECT_LINE(l, idx, what)                                                                  \
     cr_assert_geq((idx), 0, "no %s in the listing:\n%s", (what), pld_ir_text(w))
 
-Test(listing, hand_allgather_stages_barriers_then_loads_every_row, .timeout = 30) {
+Test(listing, hand_allgather_stages_barriers_then_loads_every_row, .timeout = 30)
+{
     listing l;
     pld_world *w = listing_of(HAND_ALLGATHER, S, &l);
     int stage = find(&l, 0, "tile.store");
@@ -159,7 +173,8 @@ Test(listing, hand_allgather_stages_barriers_then_loads_every_row, .timeout = 30
     cu_finalize(w);
 }
 
-Test(listing, builtin_allgather_puts_self_included_then_barrier_and_epilogue, .timeout = 30) {
+Test(listing, builtin_allgather_puts_self_included_then_barrier_and_epilogue, .timeout = 30)
+{
     listing l;
     pld_world *w = listing_of(BUILTIN_ALLGATHER, S, &l);
     int call = find(&l, 0, "call pld_allgather(tgt, sig)");
@@ -187,7 +202,8 @@ Test(listing, builtin_allgather_puts_self_included_then_barrier_and_epilogue, .t
     cu_finalize(w);
 }
 
-Test(listing, builtin_all_to_all_ends_after_barrier_and_epilogue, .timeout = 30) {
+Test(listing, builtin_all_to_all_ends_after_barrier_and_epilogue, .timeout = 30)
+{
     listing l;
     pld_world *w = listing_of(BUILTIN_ALL_TO_ALL, S, &l);
     int call = find(&l, 0, "call pld_all_to_all(tgt, sig)");
@@ -211,7 +227,8 @@ Test(listing, builtin_all_to_all_ends_after_barrier_and_epilogue, .timeout = 30)
     cu_finalize(w);
 }
 
-Test(listing, builtin_barrier_expansion, .timeout = 30) {
+Test(listing, builtin_barrier_expansion, .timeout = 30)
+{
     listing l;
     pld_world *w = listing_of(BUILTIN_BARRIER, S, &l);
     int call = find(&l, 0, "call pld_barrier(sig)");
@@ -228,7 +245,8 @@ Test(listing, builtin_barrier_expansion, .timeout = 30) {
 
 /* A row larger than the UB: the builtin's puts are chunked through a staging
  * tile that fits the budget. */
-Test(listing, builtin_allgather_chunks_a_row_larger_than_the_ub, .timeout = 30) {
+Test(listing, builtin_allgather_chunks_a_row_larger_than_the_ub, .timeout = 30)
+{
     int64_t s = 100003; /* fp32: 400012 bytes per row */
     listing l;
     pld_world *w = listing_of(BUILTIN_ALLGATHER, s, &l);

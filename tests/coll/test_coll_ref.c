@@ -52,13 +52,15 @@ typedef struct rcase {
 } rcase;
 
 /* all_to_all_v: where a rank's send counts follow its P blocks in its scratch */
-static size_t a2av_counts_at(int p, size_t block) {
+static size_t a2av_counts_at(int p, size_t block)
+{
     return ((size_t)p * block + 7) & ~(size_t)7;
 }
 
 /* all_to_all_v: rows src sends to dst -- 0, 1, M-1, M, above M (clamped),
  * M/2 and far above M, depending on the pair. */
-static int32_t a2av_count(int src, int dst, int64_t m) {
+static int32_t a2av_count(int src, int dst, int64_t m)
+{
     switch ((src * 3 + dst) % 7) {
     case 0:
         return 0;
@@ -77,13 +79,15 @@ static int32_t a2av_count(int src, int dst, int64_t m) {
     }
 }
 
-static int64_t min64(int64_t a, int64_t b) {
+static int64_t min64(int64_t a, int64_t b)
+{
     return a < b ? a : b;
 }
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-static void k_bcast(pld_ctx *c, rcase *a) {
+static void k_bcast(pld_ctx *c, rcase *a)
+{
     int me = pld_rank(c);
     size_t nb = (size_t)a->s * pld_dtype_size(a->dt);
     void *d = pld_local(c, a->data).data;
@@ -93,7 +97,8 @@ static void k_bcast(pld_ctx *c, rcase *a) {
     cu_kcheck_bytes(c, "broadcast data", d, nb, want, 0);
 }
 
-static void k_allgather(pld_ctx *c, rcase *a, int inplace) {
+static void k_allgather(pld_ctx *c, rcase *a, int inplace)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     size_t row = (size_t)a->s * pld_dtype_size(a->dt);
     char *t = pld_local(c, a->tgt).data;
@@ -118,7 +123,8 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace) {
     }
 }
 
-static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double want) {
+static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double want)
+{
     double got = tu_get(a->dt, d, i);
     if (got != want)
         pld_fail(c, "golden mismatch: rank %d %s %s %s%s: element %lld is %g, expected %g",
@@ -127,7 +133,8 @@ static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double w
                  got, want);
 }
 
-static void k_reduce_scatter(pld_ctx *c, rcase *a) {
+static void k_reduce_scatter(pld_ctx *c, rcase *a)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     void *d = pld_local(c, a->data).data;
     for (int64_t i = 0; i < p * a->s; i++)
@@ -137,7 +144,8 @@ static void k_reduce_scatter(pld_ctx *c, rcase *a) {
         check_value(c, a, d, me * a->s + j, a->ref[me * a->s + j]);
 }
 
-static void k_allreduce(pld_ctx *c, rcase *a) {
+static void k_allreduce(pld_ctx *c, rcase *a)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     void *d = pld_local(c, a->data).data;
     for (int64_t i = 0; i < a->s; i++)
@@ -147,7 +155,8 @@ static void k_allreduce(pld_ctx *c, rcase *a) {
         check_value(c, a, d, i, a->ref[i]);
 }
 
-static void k_all_to_all(pld_ctx *c, rcase *a) {
+static void k_all_to_all(pld_ctx *c, rcase *a)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     size_t row = (size_t)a->s * pld_dtype_size(a->dt);
     char *in = a->scratch + (size_t)me * a->stride, *t = pld_local(c, a->tgt).data;
@@ -163,7 +172,8 @@ static void k_all_to_all(pld_ctx *c, rcase *a) {
     }
 }
 
-static void k_all_to_all_v(pld_ctx *c, rcase *a) {
+static void k_all_to_all_v(pld_ctx *c, rcase *a)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     int64_t m = a->m;
     size_t row = (size_t)a->s * pld_dtype_size(a->dt), block = (size_t)m * row;
@@ -193,7 +203,8 @@ static void k_all_to_all_v(pld_ctx *c, rcase *a) {
     }
 }
 
-static void k_ref(pld_ctx *c, void *arg) {
+static void k_ref(pld_ctx *c, void *arg)
+{
     rcase *a = arg;
     switch (a->kind) {
     case K_BCAST:
@@ -230,7 +241,8 @@ typedef struct rworld {
     int calls;
 } rworld;
 
-static void rw_open(rworld *rw, int p) {
+static void rw_open(rworld *rw, int p)
+{
     rw->w = cu_world(p);
     rw->p = p;
     int64_t rows = p > 1 ? 2 * (p - 1) : 1;
@@ -241,12 +253,14 @@ static void rw_open(rworld *rw, int p) {
     rw->calls = 0;
 }
 
-static void rw_close(rworld *rw) {
+static void rw_close(rworld *rw)
+{
     cu_finalize(rw->w);
 }
 
 /* Runs one case (kind, dtype, op, mode, size in the rcase template). */
-static void run(rworld *rw, rcase tmpl) {
+static void run(rworld *rw, rcase tmpl)
+{
     int p = rw->p;
     rcase *a = rw->a;
     *a = tmpl;
@@ -299,8 +313,10 @@ static void run(rworld *rw, rcase tmpl) {
                  a->kind == K_AR ? (a->mode == PLD_RING ? " ring" : " mesh") : "", (long long)a->s,
                  a->kind == K_A2AV ? " per row" : "", pld_status_name(st), pld_world_error(w));
     cu_assert_signal_zero(w, rw->whole);
-    if (ref) pld_host_free(w, ref);
-    if (a->scratch) pld_host_free(w, a->scratch);
+    if (ref)
+        pld_host_free(w, ref);
+    if (a->scratch)
+        pld_host_free(w, a->scratch);
     cu_free(w, a->data);
     cu_free(w, a->tgt);
     cu_free(w, a->rc);
@@ -313,13 +329,15 @@ static const pld_dtype all_dtypes[] = {PLD_FP32, PLD_FP16,  PLD_BF16,  PLD_INT32
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Element counts for "one element" and "ragged" of a kind on rows. */
-static int64_t one_or_ragged(int ragged, size_t total, int64_t rows, pld_dtype dt) {
+static int64_t one_or_ragged(int ragged, size_t total, int64_t rows, pld_dtype dt)
+{
     return ragged ? cu_ragged(total, rows, pld_dtype_size(dt)) : 1;
 }
 
 /* Data movement: broadcast (roots 0 and P-1), allgather, allgather_inplace,
  * all_to_all, all_to_all_v over `dts` and both sizes. */
-static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total) {
+static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total)
+{
     rworld rw;
     rw_open(&rw, p);
     for (size_t k = 0; k < ndt; k++) {
@@ -348,7 +366,8 @@ static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total) {
  * sizes. `ragged_total` is the ragged payload in bytes; the mesh, which
  * moves (P-1) times the payload per rank, uses `mesh_total` (smaller at
  * P = 32 to keep the suite fast). */
-static void reductions(int p, size_t ragged_total, size_t mesh_total) {
+static void reductions(int p, size_t ragged_total, size_t mesh_total)
+{
     rworld rw;
     rw_open(&rw, p);
     for (size_t k = 0; k < COUNT(red_dtypes); k++) {
@@ -372,54 +391,68 @@ static void reductions(int p, size_t ragged_total, size_t mesh_total) {
     rw_close(&rw);
 }
 
-Test(ref_movement, p1, .timeout = 60) {
+Test(ref_movement, p1, .timeout = 60)
+{
     movement(1, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
-Test(ref_movement, p2, .timeout = 60) {
+Test(ref_movement, p2, .timeout = 60)
+{
     movement(2, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
-Test(ref_movement, p3_every_dtype, .timeout = 60) {
+Test(ref_movement, p3_every_dtype, .timeout = 60)
+{
     movement(3, all_dtypes, COUNT(all_dtypes), RAGGED);
 }
-Test(ref_movement, p4, .timeout = 60) {
+Test(ref_movement, p4, .timeout = 60)
+{
     movement(4, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
-Test(ref_movement, p8, .timeout = 60) {
+Test(ref_movement, p8, .timeout = 60)
+{
     movement(8, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
 /* P = 8 with rows of ~400 KB: pieces below 1 MiB that stream because 8 x 8
  * of them would not fit half the L3 (transport/shm/copy.h); odd sizes. */
-Test(ref_movement, p8_streamed_rows, .timeout = 120) {
+Test(ref_movement, p8_streamed_rows, .timeout = 120)
+{
     static const pld_dtype one[] = {PLD_INT8};
     movement(8, one, 1, (size_t)8 * 400009);
 }
-Test(ref_movement, p32, .timeout = 120) {
+Test(ref_movement, p32, .timeout = 120)
+{
     movement(32, move_dtypes, COUNT(move_dtypes), RAGGED);
 }
 
-Test(ref_reduce, p1, .timeout = 60) {
+Test(ref_reduce, p1, .timeout = 60)
+{
     reductions(1, RAGGED, RAGGED);
 }
-Test(ref_reduce, p2, .timeout = 60) {
+Test(ref_reduce, p2, .timeout = 60)
+{
     reductions(2, RAGGED, RAGGED);
 }
-Test(ref_reduce, p3, .timeout = 60) {
+Test(ref_reduce, p3, .timeout = 60)
+{
     reductions(3, RAGGED, RAGGED);
 }
-Test(ref_reduce, p4, .timeout = 60) {
+Test(ref_reduce, p4, .timeout = 60)
+{
     reductions(4, RAGGED, RAGGED);
 }
-Test(ref_reduce, p8, .timeout = 120) {
+Test(ref_reduce, p8, .timeout = 120)
+{
     reductions(8, RAGGED, RAGGED);
 }
 /* the mesh at P = 32 on about 100003 bytes (still odd counts) */
-Test(ref_reduce, p32, .timeout = 300) {
+Test(ref_reduce, p32, .timeout = 300)
+{
     reductions(32, RAGGED, RAGGED / 10);
 }
 
 /* ---- 64 MiB total, P = 2 and 4, a few dtypes ------------------------------ */
 
-static void big(int p) {
+static void big(int p)
+{
     rworld rw;
     rw_open(&rw, p);
     /* data movement: the whole window is 64 MiB */
@@ -457,10 +490,12 @@ static void big(int p) {
     rw_close(&rw);
 }
 
-Test(ref_64mib, p2, .timeout = 300) {
+Test(ref_64mib, p2, .timeout = 300)
+{
     big(2);
 }
-Test(ref_64mib, p4, .timeout = 300) {
+Test(ref_64mib, p4, .timeout = 300)
+{
     big(4);
 }
 
@@ -472,7 +507,8 @@ typedef struct unsup {
     pld_reduce_op op;
 } unsup;
 
-static void k_unsup(pld_ctx *c, void *arg) {
+static void k_unsup(pld_ctx *c, void *arg)
+{
     unsup *u = arg;
     if (u->which == 0)
         pld_reduce_scatter(c, u->data, u->sig, u->op);
@@ -483,7 +519,8 @@ static void k_unsup(pld_ctx *c, void *arg) {
 
 /* reduce_scatter is Sum only: Max, Min and Prod are PLD_ERR_UNSUPPORTED on
  * every reduction dtype, and the world keeps working afterwards. */
-Test(ref_reduce, reduce_scatter_other_ops_unsupported, .timeout = 60) {
+Test(ref_reduce, reduce_scatter_other_ops_unsupported, .timeout = 60)
+{
     pld_world *w = cu_world(3);
     unsup *u = cu_alloc(w, sizeof *u);
     u->sig = tu_signal(w, "sig", 1);
@@ -505,7 +542,8 @@ Test(ref_reduce, reduce_scatter_other_ops_unsupported, .timeout = 60) {
 }
 
 /* Reductions on dtypes other than fp32/fp16/bf16/int32 are unsupported. */
-Test(ref_reduce, other_dtypes_unsupported, .timeout = 60) {
+Test(ref_reduce, other_dtypes_unsupported, .timeout = 60)
+{
     static const pld_dtype others[] = {PLD_INT16, PLD_INT8, PLD_UINT8, PLD_INT64, PLD_FP64};
     pld_world *w = cu_world(2);
     unsup *u = cu_alloc(w, sizeof *u);

@@ -46,15 +46,16 @@ typedef struct mix {
     int iters;
 } mix;
 
-static void check_bf16(pld_ctx *c, int it, const char *what, const void *d, int64_t i,
-                       double want) {
+static void check_bf16(pld_ctx *c, int it, const char *what, const void *d, int64_t i, double want)
+{
     double got = tu_get(PLD_BF16, d, i);
     if (got != want)
         pld_fail(c, "golden mismatch: call %d %s: rank %d element %lld = %g, expected %g", it, what,
                  pld_rank(c), (long long)i, got, want);
 }
 
-static void k_mix(pld_ctx *c, void *arg) {
+static void k_mix(pld_ctx *c, void *arg)
+{
     mix *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     char what[96];
@@ -72,7 +73,8 @@ static void k_mix(pld_ctx *c, void *arg) {
             int root = (it + it / NSCHED) % p;
             void *d = pld_local(c, a->bdata).data;
             uint32_t tag = cu_tag(root, CU_ALL, salt);
-            if (me == root) cu_fill(d, S * 4, tag, 0);
+            if (me == root)
+                cu_fill(d, S * 4, tag, 0);
             pld_broadcast(c, a->bdata, a->sig, root);
             cu_kcheck_bytes(c, "broadcast", d, S * 4, tag, 0);
             break;
@@ -88,7 +90,8 @@ static void k_mix(pld_ctx *c, void *arg) {
                 cu_fill(rows + me * S, S, cu_tag(me, CU_ALL, salt), 0);
                 pld_allgather_inplace(c, t, a->sig);
             }
-            if ((it + me) % 3 == 0) sched_yield(); /* a slower reader */
+            if ((it + me) % 3 == 0)
+                sched_yield(); /* a slower reader */
             for (int r = 0; r < p; r++) {
                 snprintf(what, sizeof what, "call %d %s row %d", it, cname[which], r);
                 cu_kcheck_bytes(c, what, rows + r * S, S, cu_tag(r, CU_ALL, salt), 0);
@@ -122,7 +125,8 @@ static void k_mix(pld_ctx *c, void *arg) {
             for (int d = 0; d < p; d++)
                 cu_fill(in + d * S, S, cu_tag(me, d, salt), 0);
             pld_all_to_all(c, pld_tensor_make(in, PLD_INT8, 2, PLD_IDX(p, S)), a->a2a, a->sig);
-            if ((it + me) % 3 == 0) sched_yield();
+            if ((it + me) % 3 == 0)
+                sched_yield();
             for (int s = 0; s < p; s++) {
                 snprintf(what, sizeof what, "call %d all_to_all row %d", it, s);
                 cu_kcheck_bytes(c, what, rows + s * S, S, cu_tag(s, me, salt), 0);
@@ -138,7 +142,8 @@ static void k_mix(pld_ctx *c, void *arg) {
             }
             pld_all_to_all_v(c, pld_tensor_make(in, PLD_INT8, 2, PLD_IDX(p * M, S)), a->a2av,
                              a->sig, pld_tensor_make(counts, PLD_INT32, 1, PLD_IDX(p)), a->rc);
-            if ((it + me) % 3 == 0) sched_yield();
+            if ((it + me) % 3 == 0)
+                sched_yield();
             for (int s = 0; s < p; s++) {
                 int want = (s + me + it) % (M + 2);
                 want = want > M ? M : want;
@@ -156,7 +161,8 @@ static void k_mix(pld_ctx *c, void *arg) {
     }
 }
 
-static void reuse(int p, int iters, unsigned check) {
+static void reuse(int p, int iters, unsigned check)
+{
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     char devices[16];
@@ -190,12 +196,15 @@ static void reuse(int p, int iters, unsigned check) {
     cu_finalize(w);
 }
 
-Test(reuse, thousand_mixed_calls_one_signal_bf16_ring_p3, .timeout = 120) {
+Test(reuse, thousand_mixed_calls_one_signal_bf16_ring_p3, .timeout = 120)
+{
     reuse(3, 1000, 0);
 }
-Test(reuse, mixed_calls_one_signal_p1, .timeout = 60) {
+Test(reuse, mixed_calls_one_signal_p1, .timeout = 60)
+{
     reuse(1, 2 * NSCHED, 0);
 }
-Test(reuse, mixed_calls_signal_checked_p4, .timeout = 120) {
+Test(reuse, mixed_calls_signal_checked_p4, .timeout = 120)
+{
     reuse(4, 20 * NSCHED, PLD_CHECK_SIGNALS);
 }

@@ -17,11 +17,13 @@
 #define PMAX 8
 
 /* The seeds' goldens: allgather slice of rank r; all_to_all chunk r -> d. */
-static int32_t ag_val(int base, int r, int j) {
+static int32_t ag_val(int base, int r, int j)
+{
     return base * 1000 + r * 100 + j + 1;
 }
 
-static int32_t a2a_val(int base, int r, int d, int j) {
+static int32_t a2a_val(int base, int r, int d, int j)
+{
     return base * 10000 + r * 1000 + d * 100 + j;
 }
 
@@ -40,13 +42,15 @@ typedef struct seed {
     int32_t y[PMAX][PMAX * S]; /* what each rank read back, for the host */
 } seed;
 
-static int32_t want(const seed *a, int me, int s, int j) {
+static int32_t want(const seed *a, int me, int s, int j)
+{
     return a->a2a ? a2a_val(a->base, s, me, j) : ag_val(a->base, s, j);
 }
 
 /* Reads the rows back into y (as the caller of a builtin does), in the
  * requested (possibly wrong) order, publishes y and checks the golden. */
-static void read_back(pld_ctx *c, seed *a, int sync) {
+static void read_back(pld_ctx *c, seed *a, int sync)
+{
     int me = pld_rank(c), p = pld_nranks(c);
     const int32_t *t = pld_local(c, a->tgt).data;
     int32_t *y = a->y[me];
@@ -54,10 +58,12 @@ static void read_back(pld_ctx *c, seed *a, int sync) {
         int row = peer, slot = peer;
         if (a->read == READ_NEXT_SLOT) /* peer p's row stored at slot p+1 */
             slot = (peer + 1) % p;
-        if (a->read == READ_OWN_ROW) row = me;
+        if (a->read == READ_OWN_ROW)
+            row = me;
         memcpy(&y[slot * S], &t[row * S], sizeof(int32_t) * S);
     }
-    if (sync) pld_barrier(c, a->sig); /* every rank has read: now anyone may fail */
+    if (sync)
+        pld_barrier(c, a->sig); /* every rank has read: now anyone may fail */
     for (int s = 0; s < p; s++)
         for (int j = 0; j < S; j++)
             if (y[s * S + j] != want(a, me, s, j))
@@ -65,7 +71,8 @@ static void read_back(pld_ctx *c, seed *a, int sync) {
                          y[s * S + j], want(a, me, s, j));
 }
 
-static void k_builtin(pld_ctx *c, void *arg) {
+static void k_builtin(pld_ctx *c, void *arg)
+{
     seed *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     int32_t x[PMAX * S];
@@ -90,7 +97,8 @@ static void k_builtin(pld_ctx *c, void *arg) {
  * no_barrier: rank 0 reads before the others push -- they wait for its
  * "late" signal, which it sends only after reading, so the stale read is
  * certain. The fix (late_ms): the same late writers with a barrier. */
-static void k_hand_push(pld_ctx *c, void *arg) {
+static void k_hand_push(pld_ctx *c, void *arg)
+{
     seed *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     int32_t x[PMAX * S];
@@ -100,7 +108,8 @@ static void k_hand_push(pld_ctx *c, void *arg) {
     pld_tensor src = pld_tensor_make(x, PLD_INT32, 2, PLD_IDX(p, S));
     if (me != 0 && a->no_barrier)
         pld_wait(c, a->late, PLD_IDX(0, 0), 1, PLD_WAIT_GE); /* the reader has read */
-    if (me != 0 && a->late_ms) tu_sleep_ms(a->late_ms);
+    if (me != 0 && a->late_ms)
+        tu_sleep_ms(a->late_ms);
     for (int d = 0; d < p; d++) {
         pld_xfer x1;
         memset(&x1, 0, sizeof x1);
@@ -134,7 +143,8 @@ static void k_hand_push(pld_ctx *c, void *arg) {
                          s, j, a->y[0][s * S + j], want(a, 0, s, j), s);
 }
 
-static seed *seed_setup(pld_world *w) {
+static seed *seed_setup(pld_world *w)
+{
     int p = pld_world_size(w);
     seed *a = cu_alloc(w, sizeof *a);
     a->tgt = tu_window(w, "tgt", PLD_INT32, 2, PLD_IDX(p, S));
@@ -146,7 +156,8 @@ static seed *seed_setup(pld_world *w) {
 }
 
 /* Host: slot `slot` of rank r's y holds what rank `src` produced for `dst`. */
-static void expect_slot(seed *a, int r, int slot, int src, int dst, int base) {
+static void expect_slot(seed *a, int r, int slot, int src, int dst, int base)
+{
     for (int j = 0; j < S; j++) {
         int32_t w = src < 0 ? 0 : (a->a2a ? a2a_val(base, src, dst, j) : ag_val(base, src, j));
         cr_expect_eq(a->y[r][slot * S + j], w, "rank %d slot %d [%d] = %d, expected %d", r, slot, j,
@@ -156,7 +167,8 @@ static void expect_slot(seed *a, int r, int slot, int src, int dst, int base) {
 
 /* ---- read order: right, slot p+1, own row ------------------------------- */
 
-static void read_order(int p, int a2a, int read) {
+static void read_order(int p, int a2a, int read)
+{
     pld_world *w = cu_world(p);
     seed *a = seed_setup(w);
     a->a2a = a2a;
@@ -178,41 +190,51 @@ static void read_order(int p, int a2a, int read) {
                 expect_slot(a, r, q, r, r, 1);
         }
     /* an aborted launch may leave credits behind (peers released mid-barrier) */
-    if (read == READ_RIGHT) cu_assert_signal_zero(w, a->sig);
+    if (read == READ_RIGHT)
+        cu_assert_signal_zero(w, a->sig);
     cu_finalize(w);
 }
 
-Test(seeds_allgather, right_order_passes_p4, .timeout = 30) {
+Test(seeds_allgather, right_order_passes_p4, .timeout = 30)
+{
     read_order(4, 0, READ_RIGHT);
 }
-Test(seeds_allgather, right_order_passes_p3, .timeout = 30) {
+Test(seeds_allgather, right_order_passes_p3, .timeout = 30)
+{
     read_order(3, 0, READ_RIGHT);
 }
 /* "行顺序错误 -- 输出偏移 != 对端 rank" */
-Test(seeds_allgather, wrong_slot_order_detected_p4, .timeout = 30) {
+Test(seeds_allgather, wrong_slot_order_detected_p4, .timeout = 30)
+{
     read_order(4, 0, READ_NEXT_SLOT);
 }
-Test(seeds_allgather, wrong_slot_order_detected_p3, .timeout = 30) {
+Test(seeds_allgather, wrong_slot_order_detected_p3, .timeout = 30)
+{
     read_order(3, 0, READ_NEXT_SLOT);
 }
 /* "每个 rank 显示自己的 slice -- 读取自己的 window 而非对端" */
-Test(seeds_allgather, own_slice_read_detected_p4, .timeout = 30) {
+Test(seeds_allgather, own_slice_read_detected_p4, .timeout = 30)
+{
     read_order(4, 0, READ_OWN_ROW);
 }
-Test(seeds_all_to_all, right_order_passes_p4, .timeout = 30) {
+Test(seeds_all_to_all, right_order_passes_p4, .timeout = 30)
+{
     read_order(4, 1, READ_RIGHT);
 }
 /* "输出是我自己的分块而非对端的 -- 读回自己的行" */
-Test(seeds_all_to_all, own_row_read_detected_p4, .timeout = 30) {
+Test(seeds_all_to_all, own_row_read_detected_p4, .timeout = 30)
+{
     read_order(4, 1, READ_OWN_ROW);
 }
-Test(seeds_all_to_all, wrong_slot_order_detected_p3, .timeout = 30) {
+Test(seeds_all_to_all, wrong_slot_order_detected_p3, .timeout = 30)
+{
     read_order(3, 1, READ_NEXT_SLOT);
 }
 
 /* ---- alias of source and target ------------------------------------------ */
 
-static void alias(int a2a) {
+static void alias(int a2a)
+{
     pld_world *w = cu_world(4);
     seed *a = seed_setup(w);
     a->a2a = a2a;
@@ -230,16 +252,19 @@ static void alias(int a2a) {
 }
 
 /* "源/目标混叠损坏 -- 输入与目标用同一缓冲" */
-Test(seeds_all_to_all, input_inside_target_is_alias, .timeout = 30) {
+Test(seeds_all_to_all, input_inside_target_is_alias, .timeout = 30)
+{
     alias(1);
 }
-Test(seeds_allgather, local_inside_target_is_alias, .timeout = 30) {
+Test(seeds_allgather, local_inside_target_is_alias, .timeout = 30)
+{
     alias(0);
 }
 
 /* ---- missing barrier at P=4: stale data ---------------------------------- */
 
-static void missing_barrier(int a2a) {
+static void missing_barrier(int a2a)
+{
     pld_world *w = cu_world(4);
     seed *a = seed_setup(w);
     a->a2a = a2a;
@@ -274,11 +299,13 @@ static void missing_barrier(int a2a) {
 }
 
 /* "P=4 时数据陈旧 -- stage 与 gather 之间缺少 barrier" */
-Test(seeds_allgather, missing_barrier_reads_stale_p4, .timeout = 30) {
+Test(seeds_allgather, missing_barrier_reads_stale_p4, .timeout = 30)
+{
     missing_barrier(0);
 }
 /* "仅 P=4 时值错误 -- 读回前缺少 barrier" */
-Test(seeds_all_to_all, missing_barrier_reads_stale_p4, .timeout = 30) {
+Test(seeds_all_to_all, missing_barrier_reads_stale_p4, .timeout = 30)
+{
     missing_barrier(1);
 }
 
@@ -286,18 +313,22 @@ Test(seeds_all_to_all, missing_barrier_reads_stale_p4, .timeout = 30) {
 
 /* Round g of a hand barrier: notify every peer, wait Ge g on every source.
  * With Set the cell never exceeds 1, so round 2 waits forever. */
-static void k_hand_barrier(pld_ctx *c, void *arg) {
+static void k_hand_barrier(pld_ctx *c, void *arg)
+{
     seed *a = arg;
     int me = pld_rank(c), p = pld_nranks(c);
     for (int g = 1; g <= a->set_rounds; g++) {
         for (int peer = 0; peer < p; peer++)
-            if (peer != me) pld_notify(c, a->hsig, peer, PLD_IDX(me, 0), 1, a->hop);
+            if (peer != me)
+                pld_notify(c, a->hsig, peer, PLD_IDX(me, 0), 1, a->hop);
         for (int src = 0; src < p; src++)
-            if (src != me) pld_wait(c, a->hsig, PLD_IDX(src, 0), g, PLD_WAIT_GE);
+            if (src != me)
+                pld_wait(c, a->hsig, PLD_IDX(src, 0), g, PLD_WAIT_GE);
     }
 }
 
-Test(seeds_all_to_all, set_ge_mismatch_is_deadlock_listing_every_rank, .timeout = 30) {
+Test(seeds_all_to_all, set_ge_mismatch_is_deadlock_listing_every_rank, .timeout = 30)
+{
     pld_world *w = cu_world(4);
     seed *a = seed_setup(w);
     a->set_rounds = 2;
@@ -314,7 +345,8 @@ Test(seeds_all_to_all, set_ge_mismatch_is_deadlock_listing_every_rank, .timeout 
         snprintf(prefix, sizeof prefix, "rank %d (device %d): pld_wait 'hsig'", r, r);
         const char *l = tu_line_starting(msg, prefix, line, sizeof line);
         cr_expect_not_null(l, "no line for rank %d (\"%s\") in the report:\n%s", r, prefix, msg);
-        if (!l) continue;
+        if (!l)
+            continue;
         snprintf(cellv, sizeof cellv, "[%d,0] Ge 2 (current 1)", r == 0 ? 1 : 0);
         cr_expect(tu_contains(l, cellv), "rank %d's line \"%s\" lacks \"%s\"", r, l, cellv);
     }

@@ -26,8 +26,9 @@ static void make(env *e, const char *devices, int64_t n, int lanes)
     int p = pld_world_size(e->w);
     cr_assert_eq(pld_alloc_window_buffer(e->w, sizeof(float) * (size_t)n, "data", &e->db), PLD_OK);
     cr_assert_eq(pld_window(e->db, PLD_FP32, 1, PLD_IDX(n), &e->data), PLD_OK);
-    cr_assert_eq(pld_alloc_window_buffer(e->w, sizeof(int32_t) * (size_t)(p * lanes), "sig", &e->sb),
-                 PLD_OK);
+    cr_assert_eq(
+        pld_alloc_window_buffer(e->w, sizeof(int32_t) * (size_t)(p * lanes), "sig", &e->sb),
+        PLD_OK);
     cr_assert_eq(pld_window(e->sb, PLD_INT32, 2, PLD_IDX(p, lanes), &e->sig), PLD_OK);
     e->n = n;
 }
@@ -91,8 +92,14 @@ static void sweep(const char *devices)
     }
 }
 
-Test(allreduce_cores, matches_reference_p2, .timeout = 300) { sweep("0,1"); }
-Test(allreduce_cores, matches_reference_p3, .timeout = 300) { sweep("0-2"); }
+Test(allreduce_cores, matches_reference_p2, .timeout = 300)
+{
+    sweep("0,1");
+}
+Test(allreduce_cores, matches_reference_p3, .timeout = 300)
+{
+    sweep("0-2");
+}
 
 Test(allreduce_cores, null_signal_and_repeats, .timeout = 120)
 {
@@ -136,8 +143,8 @@ Test(allreduce_cores, a5sim_bounds_core_num_by_36, .timeout = 60)
     cr_assert_eq(pld_alloc_window_buffer(w, 4096, "data", &db), PLD_OK);
     cr_assert_eq(pld_window(db, PLD_FP32, 1, PLD_IDX(1024), &d), PLD_OK);
     cr_assert_eq(pld_host_allreduce(w, d, NULL, PLD_SUM, PLD_MESH, 37), PLD_ERR_ARG);
-    cr_assert_eq(pld_host_allreduce(w, d, NULL, PLD_SUM, PLD_MESH, 36), PLD_OK,
-                 "%s", pld_world_error(w));
+    cr_assert_eq(pld_host_allreduce(w, d, NULL, PLD_SUM, PLD_MESH, 36), PLD_OK, "%s",
+                 pld_world_error(w));
     pld_world_finalize(w);
 }
 

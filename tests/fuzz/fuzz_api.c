@@ -100,12 +100,44 @@ static int rd_done(const fz_rd *r)
     return r->i >= r->n;
 }
 
-static const int64_t special64[] = {
-    -1, -2, -64, 9, 15, 16, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 1000, 1024, 4096,
-    16384, 65535, 65536, 65537, INT32_MAX, (int64_t)INT32_MAX + 1, INT32_MIN,
-    (int64_t)1 << 32, ((int64_t)1 << 32) + 1, (int64_t)1 << 40, ((int64_t)1 << 40) + 1,
-    (int64_t)1 << 60, (int64_t)1 << 61, (int64_t)1 << 62, INT64_MAX, INT64_MIN, INT64_MIN + 1,
-    -((int64_t)1 << 32), ((int64_t)1 << 62) + ((int64_t)1 << 61)};
+static const int64_t special64[] = {-1,
+                                    -2,
+                                    -64,
+                                    9,
+                                    15,
+                                    16,
+                                    31,
+                                    32,
+                                    33,
+                                    63,
+                                    64,
+                                    65,
+                                    127,
+                                    128,
+                                    255,
+                                    256,
+                                    1000,
+                                    1024,
+                                    4096,
+                                    16384,
+                                    65535,
+                                    65536,
+                                    65537,
+                                    INT32_MAX,
+                                    (int64_t)INT32_MAX + 1,
+                                    INT32_MIN,
+                                    (int64_t)1 << 32,
+                                    ((int64_t)1 << 32) + 1,
+                                    (int64_t)1 << 40,
+                                    ((int64_t)1 << 40) + 1,
+                                    (int64_t)1 << 60,
+                                    (int64_t)1 << 61,
+                                    (int64_t)1 << 62,
+                                    INT64_MAX,
+                                    INT64_MIN,
+                                    INT64_MIN + 1,
+                                    -((int64_t)1 << 32),
+                                    ((int64_t)1 << 62) + ((int64_t)1 << 61)};
 #define NSPECIAL ((int)(sizeof special64 / sizeof special64[0]))
 
 /* An extent or offset: mostly small, sometimes a multiple of P, sometimes a
@@ -633,8 +665,7 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
         if (o.e[1] & 1)
             pld_tile_mul(c, k_tile(R, o.tile[0]), k_tile(R, o.tile[1]));
         else
-            pld_tile_reduce(c, k_tile(R, o.tile[0]), k_tile(R, o.tile[1]),
-                            (pld_reduce_op)o.e[0]);
+            pld_tile_reduce(c, k_tile(R, o.tile[0]), k_tile(R, o.tile[1]), (pld_reduce_op)o.e[0]);
         break;
     case K_REMOTE_LOAD:
         pld_remote_load(c, k_tile(R, o.tile[0]), k_view(L, &o.v[0]), k_peer(R, &o.peer),
@@ -707,8 +738,8 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
             pld_allreduce(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0],
                           (pld_allreduce_mode)o.e[1]);
         else
-            pld_allreduce_cores(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]),
-                                (pld_reduce_op)o.e[0], (pld_allreduce_mode)o.e[1], o.e[3]);
+            pld_allreduce_cores(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0],
+                                (pld_allreduce_mode)o.e[1], o.e[3]);
         break;
     case K_ALL_TO_ALL:
         pld_all_to_all(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
@@ -719,13 +750,13 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
         break;
     case K_INDEXED:
         pld_indexed_all_to_all_v(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]),
-                                 k_view(L, &o.v[1]), k_view(L, &o.v[2]),
-                                 k_tensor(R, L, &o.ts[1]), k_tensor(R, L, &o.ts[2]), o.e[3]);
+                                 k_view(L, &o.v[1]), k_view(L, &o.v[2]), k_tensor(R, L, &o.ts[1]),
+                                 k_tensor(R, L, &o.ts[2]), o.e[3]);
         break;
     case K_COMBINE:
         pld_indexed_combine(c, k_view(L, &o.v[0]), k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[1]),
-                            k_view(L, &o.v[2]), k_tensor(R, L, &o.ts[1]),
-                            k_tensor(R, L, &o.ts[2]), o.e[3]);
+                            k_view(L, &o.v[2]), k_tensor(R, L, &o.ts[1]), k_tensor(R, L, &o.ts[2]),
+                            o.e[3]);
         break;
     case K_FAIL:
         if (o.peer.v % 4 == 0 || k_peer(R, &o.peer) == R->me)
@@ -868,7 +899,8 @@ static void fz_world_fini(fz_state *s)
 
 static size_t rd_win_bytes(fz_rd *r, int P)
 {
-    static const size_t odd[] = {1, 2, 3, 5, 7, 63, 4095, 8192, 16384, 65536, 65537, 196608, 262144};
+    static const size_t odd[] = {1,    2,     3,     5,     7,      63,    4095,
+                                 8192, 16384, 65536, 65537, 196608, 262144};
     uint8_t b = rd8(r);
     if (b < 96)
         return (size_t)(b % 16 + 1) * 4 * (size_t)P; /* INT32 [P, k] signals */
@@ -878,8 +910,14 @@ static size_t rd_win_bytes(fz_rd *r, int P)
         return odd[b % (sizeof odd / sizeof odd[0])];
     /* beyond the library's limit: refused before any allocation */
     const size_t cap = ((size_t)1 << 40) / (size_t)P;
-    const size_t huge[] = {0, cap + 1, (size_t)1 << 40, SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2,
-                           (size_t)1 << 63, SIZE_MAX - 63};
+    const size_t huge[] = {0,
+                           cap + 1,
+                           (size_t)1 << 40,
+                           SIZE_MAX,
+                           SIZE_MAX - 1,
+                           SIZE_MAX / 2,
+                           (size_t)1 << 63,
+                           SIZE_MAX - 63};
     return huge[b % (sizeof huge / sizeof huge[0])];
 }
 
@@ -889,8 +927,14 @@ static size_t rd_host_bytes(fz_rd *r)
     if (b < 200)
         return (size_t)b * 16 + (b & 3);
     /* 0 and sizes no allocator can serve: NULL, not a crash */
-    const size_t huge[] = {0, SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 63, SIZE_MAX - 64, SIZE_MAX - 100,
-                           (size_t)1 << 62, (size_t)1 << 48};
+    const size_t huge[] = {0,
+                           SIZE_MAX,
+                           SIZE_MAX - 1,
+                           SIZE_MAX - 63,
+                           SIZE_MAX - 64,
+                           SIZE_MAX - 100,
+                           (size_t)1 << 62,
+                           (size_t)1 << 48};
     return huge[b % 8];
 }
 
@@ -1067,9 +1111,9 @@ static void h_stale(fz_state *s, fz_rd *r)
         if (s->dead_win[b % FZ_WINS]) {
             fz_expect_msg(s, "pld_window_buffer_reset of a freed window",
                           pld_window_buffer_reset(s->w, s->dead_win[b % FZ_WINS]));
-            fz_expect_msg(s, "pld_window of a freed window",
-                          pld_window(s->dead_win[b % FZ_WINS], PLD_INT32, 1,
-                                     (const int64_t[]){1}, &t));
+            fz_expect_msg(
+                s, "pld_window of a freed window",
+                pld_window(s->dead_win[b % FZ_WINS], PLD_INT32, 1, (const int64_t[]){1}, &t));
         }
         break;
     case 3:
@@ -1176,8 +1220,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pld_dtensor t;
             pld_window_buffer *wb = k >= 0 && b != 255 ? s->win[k].buf : NULL;
             fz_rank host = {0};
-            st = pld_window(wb, (pld_dtype)dtype, ndim, (b & 0xe0) == 0xe0 ? NULL
-                                                                             : k_idx(&host, &shape, tmp),
+            st = pld_window(wb, (pld_dtype)dtype, ndim,
+                            (b & 0xe0) == 0xe0 ? NULL : k_idx(&host, &shape, tmp),
                             (b & 0x1c) == 0x1c ? NULL : &t);
             if (wb)
                 fz_expect_msg(s, "pld_window", st);

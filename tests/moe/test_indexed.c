@@ -175,11 +175,26 @@ static void property_run(const char *devices, int cores[], int ncores, int int8,
     pld_world_finalize(w);
 }
 
-Test(dispatch, random_layouts_p2, .timeout = 120) { property_run("0,1", (int[]){1, 2, 3}, 3, 0, 1); }
-Test(dispatch, random_layouts_p3, .timeout = 120) { property_run("0-2", (int[]){1, 3, 5}, 3, 0, 11); }
-Test(dispatch, random_layouts_p4, .timeout = 120) { property_run("0-3", (int[]){1, 2, 4, 7}, 4, 0, 21); }
-Test(dispatch, random_layouts_p8, .timeout = 180) { property_run("0-7", (int[]){1, 3, 8, 12}, 4, 0, 31); }
-Test(dispatch, random_layouts_int8_p4, .timeout = 120) { property_run("0-3", (int[]){1, 6}, 2, 1, 41); }
+Test(dispatch, random_layouts_p2, .timeout = 120)
+{
+    property_run("0,1", (int[]){1, 2, 3}, 3, 0, 1);
+}
+Test(dispatch, random_layouts_p3, .timeout = 120)
+{
+    property_run("0-2", (int[]){1, 3, 5}, 3, 0, 11);
+}
+Test(dispatch, random_layouts_p4, .timeout = 120)
+{
+    property_run("0-3", (int[]){1, 2, 4, 7}, 4, 0, 21);
+}
+Test(dispatch, random_layouts_p8, .timeout = 180)
+{
+    property_run("0-7", (int[]){1, 3, 8, 12}, 4, 0, 31);
+}
+Test(dispatch, random_layouts_int8_p4, .timeout = 120)
+{
+    property_run("0-3", (int[]){1, 6}, 2, 1, 41);
+}
 
 /* ---- persistent reuse: 100 calls, changing inputs, same windows ------------- */
 
@@ -218,7 +233,7 @@ Test(dispatch, urma_counters, .timeout = 60)
     int32_t *c0 = counts_of(w, m, 0), *c1 = counts_of(w, m, 1);
     c0[0] = 3, c0[1] = 25, c1[0] = 0, c1[1] = 0;
     for (int j = 0; j < 25; j++)
-        m->index[0][1 * 40 + j] = j < 10 ? j : 20 + 2 * j; /* 1 range + 15 singles */
+        m->index[0][1 * 40 + j] = j < 10 ? j : 20 + 2 * j;      /* 1 range + 15 singles */
     m->index[0][0] = 5, m->index[0][1] = 6, m->index[0][2] = 9; /* self: 2 ranges */
     pld_status st = pld_launch(w, dispatch_kernel, m);
     cr_assert_eq(st, PLD_OK, "%s", pld_world_error(w));
@@ -292,25 +307,91 @@ static void expect_fail(const char *platform, int lanes, void (*setup)(pld_world
     pld_world_finalize(w);
 }
 
-static void none(pld_world *w, moe *m) { (void)w, (void)m; }
-static void count_too_big(pld_world *w, moe *m) { (void)m; counts_of(w, m, 1)[2] = 9; }
-static void count_negative(pld_world *w, moe *m) { counts_of(w, m, 2)[0] = -1; }
-static void index_too_big(pld_world *w, moe *m) { (void)w; m->index[1][2 * 8 + 1] = 10; }
-static void index_negative(pld_world *w, moe *m) { (void)w; m->index[0][1 * 8 + 0] = -1; }
-static void tail_minus_one(pld_world *w, moe *m) { (void)w; m->index[0][1 * 8 + 2] = -1; }
-static void core_num_zero(pld_world *w, moe *m) { (void)w; m->core_num = 0; }
-static void core_num_37(pld_world *w, moe *m) { (void)w; m->core_num = 37; }
-static void signal_is_counts(pld_world *w, moe *m) { (void)w; m->signal = m->counts; }
+static void none(pld_world *w, moe *m)
+{
+    (void)w, (void)m;
+}
+static void count_too_big(pld_world *w, moe *m)
+{
+    (void)m;
+    counts_of(w, m, 1)[2] = 9;
+}
+static void count_negative(pld_world *w, moe *m)
+{
+    counts_of(w, m, 2)[0] = -1;
+}
+static void index_too_big(pld_world *w, moe *m)
+{
+    (void)w;
+    m->index[1][2 * 8 + 1] = 10;
+}
+static void index_negative(pld_world *w, moe *m)
+{
+    (void)w;
+    m->index[0][1 * 8 + 0] = -1;
+}
+static void tail_minus_one(pld_world *w, moe *m)
+{
+    (void)w;
+    m->index[0][1 * 8 + 2] = -1;
+}
+static void core_num_zero(pld_world *w, moe *m)
+{
+    (void)w;
+    m->core_num = 0;
+}
+static void core_num_37(pld_world *w, moe *m)
+{
+    (void)w;
+    m->core_num = 37;
+}
+static void signal_is_counts(pld_world *w, moe *m)
+{
+    (void)w;
+    m->signal = m->counts;
+}
 
-Test(dispatch_errors, count_above_c) { expect_fail("a5sim", 2, count_too_big, PLD_ERR_DATA, "rank 1 (device 1): pld_indexed_all_to_all_v: send_counts[2] = 9 for peer 2 is outside [0, C=8]"); }
-Test(dispatch_errors, count_negative) { expect_fail("a5sim", 2, count_negative, PLD_ERR_DATA, "rank 2 (device 2): pld_indexed_all_to_all_v: send_counts[0] = -1"); }
-Test(dispatch_errors, index_at_nmax) { expect_fail("a5sim", 2, index_too_big, PLD_ERR_DATA, "index[2][1] = 10 for peer 2 is outside [0, Nmax=10)"); }
-Test(dispatch_errors, index_negative_inside_count) { expect_fail("a5sim", 2, index_negative, PLD_ERR_DATA, "index[1][0] = -1"); }
-Test(dispatch_errors, signal_too_narrow) { expect_fail("a5sim", 1, none, PLD_ERR_ARG, "[3,2]"); }
-Test(dispatch_errors, core_num_zero) { expect_fail("a5sim", 2, core_num_zero, PLD_ERR_ARG, "core_num 0"); }
-Test(dispatch_errors, core_num_above_aiv) { expect_fail("a5sim", 40, core_num_37, PLD_ERR_ARG, "core_num 37 not in [1, 36]"); }
-Test(dispatch_errors, signal_aliases_send_counts) { expect_fail("a5sim", 2, signal_is_counts, PLD_ERR_ALIAS, "signal and send_counts are the same window"); }
-Test(dispatch_errors, a2a3sim_profile) { expect_fail("a2a3sim", 2, none, PLD_ERR_UNSUPPORTED, "needs the a5sim URMA model"); }
+Test(dispatch_errors, count_above_c)
+{
+    expect_fail("a5sim", 2, count_too_big, PLD_ERR_DATA,
+                "rank 1 (device 1): pld_indexed_all_to_all_v: send_counts[2] = 9 for peer 2 is "
+                "outside [0, C=8]");
+}
+Test(dispatch_errors, count_negative)
+{
+    expect_fail("a5sim", 2, count_negative, PLD_ERR_DATA,
+                "rank 2 (device 2): pld_indexed_all_to_all_v: send_counts[0] = -1");
+}
+Test(dispatch_errors, index_at_nmax)
+{
+    expect_fail("a5sim", 2, index_too_big, PLD_ERR_DATA,
+                "index[2][1] = 10 for peer 2 is outside [0, Nmax=10)");
+}
+Test(dispatch_errors, index_negative_inside_count)
+{
+    expect_fail("a5sim", 2, index_negative, PLD_ERR_DATA, "index[1][0] = -1");
+}
+Test(dispatch_errors, signal_too_narrow)
+{
+    expect_fail("a5sim", 1, none, PLD_ERR_ARG, "[3,2]");
+}
+Test(dispatch_errors, core_num_zero)
+{
+    expect_fail("a5sim", 2, core_num_zero, PLD_ERR_ARG, "core_num 0");
+}
+Test(dispatch_errors, core_num_above_aiv)
+{
+    expect_fail("a5sim", 40, core_num_37, PLD_ERR_ARG, "core_num 37 not in [1, 36]");
+}
+Test(dispatch_errors, signal_aliases_send_counts)
+{
+    expect_fail("a5sim", 2, signal_is_counts, PLD_ERR_ALIAS,
+                "signal and send_counts are the same window");
+}
+Test(dispatch_errors, a2a3sim_profile)
+{
+    expect_fail("a2a3sim", 2, none, PLD_ERR_UNSUPPORTED, "needs the a5sim URMA model");
+}
 
 Test(dispatch, minus_one_past_the_count_is_never_read, .timeout = 60)
 {
@@ -347,8 +428,9 @@ Test(dispatch_errors, sq_overflow, .timeout = 60)
         m->index[0][40 + j] = j;
     pld_status st = pld_launch(w, dispatch_kernel, m);
     cr_assert_eq(st, PLD_ERR_DATA, "%s", pld_world_error(w));
-    cr_assert(strstr(pld_world_error(w), "peer 1 needs 12 WQEBBs (ceil(25/12)*4) but its SQ holds 8"),
-              "%s", pld_world_error(w));
+    cr_assert(
+        strstr(pld_world_error(w), "peer 1 needs 12 WQEBBs (ceil(25/12)*4) but its SQ holds 8"),
+        "%s", pld_world_error(w));
     counts_of(w, m, 0)[1] = 24; /* fits */
     cr_assert_eq(pld_launch(w, dispatch_kernel, m), PLD_OK, "%s", pld_world_error(w));
     pld_world_finalize(w);
@@ -400,20 +482,19 @@ static void round_trip_kernel(pld_ctx *c, void *p)
     moe *m = p;
     int r = pld_rank(c), n = pld_nranks(c);
     pld_tensor idx = pld_tensor_make(m->index[r], PLD_INT32, 2, PLD_IDX(n, m->cap));
-    pld_indexed_all_to_all_v(c, pld_tensor_make(m->input[r], PLD_FP32, 2, PLD_IDX(m->nmax, m->h)),
-                             m->target, m->signal, m->counts,
-                             pld_tensor_make(m->recv[r], PLD_INT32, 2, PLD_IDX(n, 1)), idx,
-                             m->core_num);
+    pld_indexed_all_to_all_v(
+        c, pld_tensor_make(m->input[r], PLD_FP32, 2, PLD_IDX(m->nmax, m->h)), m->target, m->signal,
+        m->counts, pld_tensor_make(m->recv[r], PLD_INT32, 2, PLD_IDX(n, 1)), idx, m->core_num);
     /* the toy expert of rank r multiplies its rows by (r + 2), in place */
     float *t = pld_local(c, m->target).data;
     for (int s = 0; s < n; s++)
         for (int64_t j = 0; j < m->recv[r][s]; j++)
             for (int64_t k = 0; k < m->h; k++)
                 t[(s * m->cap + j) * m->h + k] *= (float)(r + 2);
-    pld_indexed_combine(c, m->target, pld_tensor_make(m->out[r], PLD_FP32, 2, PLD_IDX(m->nmax, m->h)),
-                        m->signal, m->counts, idx,
-                        pld_tensor_make(m->weights[r], PLD_FP32, 2, PLD_IDX(n, m->cap)),
-                        m->core_num);
+    pld_indexed_combine(
+        c, m->target, pld_tensor_make(m->out[r], PLD_FP32, 2, PLD_IDX(m->nmax, m->h)), m->signal,
+        m->counts, idx, pld_tensor_make(m->weights[r], PLD_FP32, 2, PLD_IDX(n, m->cap)),
+        m->core_num);
 }
 
 static void round_trip(const char *devices, int cores[], int ncores)
@@ -456,6 +537,15 @@ static void round_trip(const char *devices, int cores[], int ncores)
     pld_world_finalize(w);
 }
 
-Test(combine, round_trip_p2, .timeout = 120) { round_trip("0,1", (int[]){1, 2, 5}, 3); }
-Test(combine, round_trip_p3, .timeout = 120) { round_trip("0-2", (int[]){1, 3, 8}, 3); }
-Test(combine, round_trip_p4, .timeout = 120) { round_trip("0-3", (int[]){1, 4}, 2); }
+Test(combine, round_trip_p2, .timeout = 120)
+{
+    round_trip("0,1", (int[]){1, 2, 5}, 3);
+}
+Test(combine, round_trip_p3, .timeout = 120)
+{
+    round_trip("0-2", (int[]){1, 3, 8}, 3);
+}
+Test(combine, round_trip_p4, .timeout = 120)
+{
+    round_trip("0-3", (int[]){1, 4}, 2);
+}

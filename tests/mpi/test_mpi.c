@@ -21,7 +21,7 @@ static int me = -1, failures;
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond); \
+            fprintf(stderr, "rank %d: %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond);  \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
             failures++;                                                                            \
@@ -44,8 +44,7 @@ static pld_world *world(const char *devices, int timeout_ms)
     return w;
 }
 
-static pld_dtensor window2d(pld_world *w, const char *name, pld_dtype t, int64_t rows,
-                            int64_t cols)
+static pld_dtensor window2d(pld_world *w, const char *name, pld_dtype t, int64_t rows, int64_t cols)
 {
     pld_window_buffer *b;
     pld_dtensor d;
@@ -218,8 +217,8 @@ typedef struct add_arg {
     pld_dtensor acc[6], sig;
 } add_arg;
 
-static const pld_dtype add_types[6] = {PLD_FP32, PLD_FP16, PLD_BF16, PLD_INT32, PLD_INT16,
-                                       PLD_INT8};
+static const pld_dtype add_types[6] = {PLD_FP32,  PLD_FP16,  PLD_BF16,
+                                       PLD_INT32, PLD_INT16, PLD_INT8};
 
 static void add_kernel(pld_ctx *c, void *p)
 {
@@ -229,12 +228,24 @@ static void add_kernel(pld_ctx *c, void *p)
         unsigned char *d = pld_tile_data(t);
         for (int i = 0; i < 8; i++) {
             switch (add_types[k]) {
-            case PLD_FP32: ((float *)d)[i] = 1.0f; break;
-            case PLD_FP16: ((uint16_t *)d)[i] = 0x3c00; break; /* 1.0 */
-            case PLD_BF16: ((uint16_t *)d)[i] = 0x3f80; break; /* 1.0 */
-            case PLD_INT32: ((int32_t *)d)[i] = 1; break;
-            case PLD_INT16: ((int16_t *)d)[i] = 1; break;
-            default: ((int8_t *)d)[i] = 1; break;
+            case PLD_FP32:
+                ((float *)d)[i] = 1.0f;
+                break;
+            case PLD_FP16:
+                ((uint16_t *)d)[i] = 0x3c00;
+                break; /* 1.0 */
+            case PLD_BF16:
+                ((uint16_t *)d)[i] = 0x3f80;
+                break; /* 1.0 */
+            case PLD_INT32:
+                ((int32_t *)d)[i] = 1;
+                break;
+            case PLD_INT16:
+                ((int16_t *)d)[i] = 1;
+                break;
+            default:
+                ((int8_t *)d)[i] = 1;
+                break;
             }
         }
         pld_remote_store(c, t, a->acc[k], 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
@@ -371,8 +382,8 @@ static void test_failures(int np)
           pld_world_error(w));
     a->what = FAIL_NONE;
     for (int i = 0; i < 5; i++)
-        CHECK(pld_launch(w, fail_kernel, a) == PLD_OK, "barrier %d after a rank failed before it: %s",
-              i, pld_world_error(w));
+        CHECK(pld_launch(w, fail_kernel, a) == PLD_OK,
+              "barrier %d after a rank failed before it: %s", i, pld_world_error(w));
 
     /* the world still works */
     pld_window_buffer_reset(w, sb);
@@ -413,8 +424,7 @@ static void test_teams(int np)
     CHECK(pld_world_init(&w, NULL) == PLD_OK, "%s", pld_last_error());
     pld_team *x = NULL, *y = NULL;
     int xr = np >= 4 ? 2 : 1;
-    CHECK(pld_team_split_2d(w, NULL, xr, "tp", &x, "dp", &y) == PLD_OK, "%s",
-          pld_world_error(w));
+    CHECK(pld_team_split_2d(w, NULL, xr, "tp", &x, "dp", &y) == PLD_OK, "%s", pld_world_error(w));
     CHECK(pld_team_rank_of(x, me) == me % xr, "x rank of %d", me);
     CHECK(pld_team_rank_of(y, me) == me / xr, "y rank of %d", me);
     if (np >= 2) {

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         run("builtins", (ts_param){.p = np, .sizes = {4, 2}, .ngroups = 2});
     }
     run("mixed", (ts_param){.p = np, .x = np % 3 == 0 ? 3 : 2, .calls = 200});
-    static const char *const errors[] = {"err_other_world", "err_freed", "err_stale",
+    static const char *const errors[] = {"err_other_world", "err_freed",  "err_stale",
                                          "err_peer",        "err_signal", "err_names"};
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
         run(errors[i], (ts_param){.p = np});

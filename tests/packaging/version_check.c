@@ -25,6 +25,7 @@ int main(int argc, char **argv)
             bad = 1;
         }
     }
-    if (!bad) puts("OK");
+    if (!bad)
+        puts("OK");
     return bad;
 }

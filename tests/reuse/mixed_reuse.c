@@ -136,7 +136,8 @@ typedef struct args {
 
 /* ---- hashing and the seeded draw ---------------------------------------------- */
 
-static uint32_t mix32(uint32_t x) {
+static uint32_t mix32(uint32_t x)
+{
     x ^= x >> 16;
     x *= 0x7feb352dU;
     x ^= x >> 15;
@@ -145,7 +146,8 @@ static uint32_t mix32(uint32_t x) {
     return x;
 }
 
-static uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+static uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
     uint32_t h = mix32(a ^ 0x9e3779b9U);
     h = mix32(h ^ b);
     h = mix32(h ^ (c * 0x85ebca6bU));
@@ -153,17 +155,20 @@ static uint32_t hash4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
 }
 
 /* The call sequence: the same stream on every rank (xorshift64*). */
-static uint32_t draw(uint64_t *s, uint32_t n) {
+static uint32_t draw(uint64_t *s, uint32_t n)
+{
     *s ^= *s >> 12;
     *s ^= *s << 25;
     *s ^= *s >> 27;
     return (uint32_t)((*s * 0x2545F4914F6CDD1DULL) >> 32) % n;
 }
 
-static int draw_kind(uint64_t *s, int prev, int prev2, int have_dispatch) {
+static int draw_kind(uint64_t *s, int prev, int prev2, int have_dispatch)
+{
     for (;;) {
         int k = prev2 >= 0 && draw(s, 2) == 0 ? prev2 : (int)draw(s, K_N);
-        if (k == prev || (k == K_COMBINE && !have_dispatch)) continue;
+        if (k == prev || (k == K_COMBINE && !have_dispatch))
+            continue;
         return k;
     }
 }
@@ -171,15 +176,18 @@ static int draw_kind(uint64_t *s, int prev, int prev2, int have_dispatch) {
 /* ---- byte patterns for data movement --------------------------------------------- */
 
 /* The chunk `src` makes for `dst` (-1: every rank) in call `call`. */
-static uint32_t tag_of(uint32_t seed, int src, int dst, int call) {
+static uint32_t tag_of(uint32_t seed, int src, int dst, int call)
+{
     return hash4(seed, (uint32_t)src, (uint32_t)dst, (uint32_t)call);
 }
 
-static uint8_t pat_byte(uint32_t tag, size_t k) {
+static uint8_t pat_byte(uint32_t tag, size_t k)
+{
     return (uint8_t)(mix32(tag ^ mix32((uint32_t)(k >> 2) + 0x51ed27U)) >> (8 * (k & 3)));
 }
 
-static void fill_bytes(void *p, size_t n, uint32_t tag) {
+static void fill_bytes(void *p, size_t n, uint32_t tag)
+{
     uint8_t *b = p;
     for (size_t k = 0; k < n; k++)
         b[k] = pat_byte(tag, k);
@@ -197,11 +205,13 @@ typedef struct chk {
  * a mismatch the message also says whose chunk is there instead, when it is
  * the same pair's chunk of a nearby call (stale, or a peer ran ahead). */
 static void check_bytes(const chk *h, const char *part, int partno, const void *p, size_t n,
-                        int src, int dst) {
+                        int src, int dst)
+{
     const uint8_t *b = p;
     uint32_t tag = tag_of(h->seed, src, dst, h->call);
     for (size_t k = 0; k < n; k++) {
-        if (b[k] == pat_byte(tag, k)) continue;
+        if (b[k] == pat_byte(tag, k))
+            continue;
         char whose[64] = "";
         for (int other = h->call - 16; other <= h->call + 16; other++) {
             uint32_t t2 = tag_of(h->seed, src, dst, other);
@@ -221,21 +231,24 @@ static void check_bytes(const chk *h, const char *part, int partno, const void *
 
 /* ---- numbers ---------------------------------------------------------------------- */
 
-static uint16_t f32_to_bf16(float f) {
+static uint16_t f32_to_bf16(float f)
+{
     uint32_t u;
     memcpy(&u, &f, 4);
     u += 0x7fffU + ((u >> 16) & 1U); /* round to nearest even (no NaN here) */
     return (uint16_t)(u >> 16);
 }
 
-static float bf16_to_f32(uint16_t h) {
+static float bf16_to_f32(uint16_t h)
+{
     uint32_t u = (uint32_t)h << 16;
     float f;
     memcpy(&f, &u, 4);
     return f;
 }
 
-static double get_el(pld_dtype t, const void *p, int64_t i) {
+static double get_el(pld_dtype t, const void *p, int64_t i)
+{
     switch (t) {
     case PLD_FP32:
         return ((const float *)p)[i];
@@ -246,7 +259,8 @@ static double get_el(pld_dtype t, const void *p, int64_t i) {
     }
 }
 
-static void set_el(pld_dtype t, void *p, int64_t i, double v) {
+static void set_el(pld_dtype t, void *p, int64_t i, double v)
+{
     switch (t) {
     case PLD_FP32:
         ((float *)p)[i] = (float)v;
@@ -265,7 +279,8 @@ static void set_el(pld_dtype t, void *p, int64_t i, double v) {
  * [-3,7]; Max/Min: a permutation of the ranks per index (one winner that
  * moves with i); Prod: +-1 with at most eight factors of 2. Outside bf16 a
  * per-call offset (Sum/Max/Min) names the call in the value itself. */
-static double rv(pld_reduce_op op, pld_dtype t, int call, int r, int64_t i, int np) {
+static double rv(pld_reduce_op op, pld_dtype t, int call, int r, int64_t i, int np)
+{
     int64_t x = i + (int64_t)call * 7;
     double v;
     switch (op) {
@@ -277,14 +292,17 @@ static double rv(pld_reduce_op op, pld_dtype t, int call, int r, int64_t i, int 
         v = (double)((r + x + x / np) % np) - (double)(np / 2);
         break;
     default:
-        if (r < 8 && (r * 3 + x) % 7 == 0) return 2;
+        if (r < 8 && (r * 3 + x) % 7 == 0)
+            return 2;
         return (r + 2 * x) % 5 == 0 ? -1 : 1;
     }
-    if (t != PLD_BF16) v += (double)(call % 4096) * 32;
+    if (t != PLD_BF16)
+        v += (double)(call % 4096) * 32;
     return v;
 }
 
-static double rref(pld_reduce_op op, pld_dtype t, int call, int64_t i, int np) {
+static double rref(pld_reduce_op op, pld_dtype t, int call, int64_t i, int np)
+{
     double acc = rv(op, t, call, 0, i, np);
     for (int r = 1; r < np; r++) {
         double x = rv(op, t, call, r, i, np);
@@ -307,7 +325,8 @@ static double rref(pld_reduce_op op, pld_dtype t, int call, int64_t i, int np) {
 }
 
 static void check_reduced(const chk *h, pld_dtype t, pld_reduce_op op, const void *p, int64_t lo,
-                          int64_t hi, int np) {
+                          int64_t hi, int np)
+{
     for (int64_t i = lo; i < hi; i++) {
         double got = get_el(t, p, i), want = rref(op, t, h->call, i, np);
         if (got != want)
@@ -320,7 +339,8 @@ static void check_reduced(const chk *h, pld_dtype t, pld_reduce_op op, const voi
 
 /* Counts in [0,C] (0 and C included); indices scattered with contiguous
  * runs and duplicates; -1 past the count (never read). */
-static void moe_layout(uint32_t seed, int call, int s, int np, int32_t *cnt, int32_t *index) {
+static void moe_layout(uint32_t seed, int call, int s, int np, int32_t *cnt, int32_t *index)
+{
     uint32_t st = hash4(seed, 0x40e, (uint32_t)call, (uint32_t)s);
 #define NEXT(n) ((st = mix32(st + 0x6d2b79f5U)) % (uint32_t)(n))
     for (int d = 0; d < np; d++) {
@@ -342,14 +362,16 @@ static void moe_layout(uint32_t seed, int call, int s, int np, int32_t *cnt, int
 }
 
 /* Dispatch payload of rank s, row `row`, column k in call `call`. */
-static float moe_in_f32(uint32_t seed, int call, int s, int64_t row, int64_t k) {
+static float moe_in_f32(uint32_t seed, int call, int s, int64_t row, int64_t k)
+{
     return (float)((int)(hash4(seed ^ 0xf32U, (uint32_t)call, (uint32_t)s,
                                (uint32_t)(row * MOE_H + k)) %
                          2001U) -
                    1000);
 }
 
-static int8_t moe_in_i8(uint32_t seed, int call, int s, int64_t row, int64_t k) {
+static int8_t moe_in_i8(uint32_t seed, int call, int s, int64_t row, int64_t k)
+{
     uint32_t v = hash4(seed ^ 0x18U, (uint32_t)call, (uint32_t)s, (uint32_t)(row * MOE_H + k));
     return (int8_t)((int)(v % 256U) - 128);
 }
@@ -357,11 +379,13 @@ static int8_t moe_in_i8(uint32_t seed, int call, int s, int64_t row, int64_t k) 
 /* The toy expert of rank d: the exact fp32 it writes for payload x. Each
  * combine moves the experts to the next version (they rewrite expert_out as
  * soon as the combine returns, when no peer reads it any more). */
-static float expert(float x, int d, int version) {
+static float expert(float x, int d, int version)
+{
     return x * (float)(d + 2) + (float)((d + 16 * version) % 1024);
 }
 
-static float moe_weight(uint32_t seed, int call, int d, int j) {
+static float moe_weight(uint32_t seed, int call, int d, int j)
+{
     return 0.25f * (float)(1 + hash4(seed ^ 0x3e1U, (uint32_t)call, (uint32_t)d, (uint32_t)j) % 4);
 }
 
@@ -370,8 +394,10 @@ static float moe_weight(uint32_t seed, int call, int d, int j) {
 /* A quarter of the time a rank sleeps 50-250 us before it checks a result,
  * another quarter it yields: long enough for a peer that may run ahead
  * (restage, push its next call's rows) to do so. */
-static void dawdle(const args *a, int call, int me) {
-    if (!a->dawdle) return;
+static void dawdle(const args *a, int call, int me)
+{
+    if (!a->dawdle)
+        return;
     uint32_t seed = a->seed;
     uint32_t h = hash4(seed, 0xda, (uint32_t)call, (uint32_t)me);
     if (h % 4 == 0) {
@@ -383,20 +409,24 @@ static void dawdle(const args *a, int call, int me) {
 }
 
 /* Overwrites n bytes this rank owns with a pattern no check expects. */
-static void scribble(void *p, size_t n, uint32_t seed, int call, int me) {
+static void scribble(void *p, size_t n, uint32_t seed, int call, int me)
+{
     fill_bytes(p, n, tag_of(seed, me, -2, call));
 }
 
-static size_t align64(size_t n) {
+static size_t align64(size_t n)
+{
     return (n + 63) & ~(size_t)63;
 }
 
 /* Carves one rank's block; with base NULL only sizes it. */
-static size_t carve(unsigned char *base, int np, scratch *s) {
+static size_t carve(unsigned char *base, int np, scratch *s)
+{
     size_t off = 0;
 #define TAKE(field, bytes)                                                                         \
     do {                                                                                           \
-        if (base) s->field = (void *)(base + off);                                                 \
+        if (base)                                                                                  \
+            s->field = (void *)(base + off);                                                       \
         off += align64(bytes);                                                                     \
     } while (0)
     TAKE(ag_local, (size_t)S_MED * 4);
@@ -414,20 +444,23 @@ static size_t carve(unsigned char *base, int np, scratch *s) {
     return off;
 }
 
-static int64_t numel(pld_dtensor t) {
+static int64_t numel(pld_dtensor t)
+{
     int64_t n = 1;
     for (int i = 0; i < t.ndim; i++)
         n *= t.shape[i];
     return n;
 }
 
-static void describe(chk *h, pld_dtensor t, const char *extra) {
+static void describe(chk *h, pld_dtensor t, const char *extra)
+{
     int n = snprintf(h->what, sizeof h->what, "%s%s%s [", pld_dtype_name(t.dtype),
                      extra[0] ? " " : "", extra);
     for (int i = 0; i < t.ndim && n > 0 && (size_t)n < sizeof h->what; i++)
         n += snprintf(h->what + n, sizeof h->what - (size_t)n, i ? ",%lld" : "%lld",
                       (long long)t.shape[i]);
-    if (n > 0 && (size_t)n < sizeof h->what) snprintf(h->what + n, sizeof h->what - (size_t)n, "]");
+    if (n > 0 && (size_t)n < sizeof h->what)
+        snprintf(h->what + n, sizeof h->what - (size_t)n, "]");
 }
 
 /* The state of the last dispatch, for the expert step and the combines. */
@@ -438,7 +471,8 @@ typedef struct moe_state {
 } moe_state;
 
 static void run_dispatch(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms,
-                         uint64_t *rng) {
+                         uint64_t *rng)
+{
     int me = pld_rank(c), np = pld_nranks(c), call = h->call;
     int int8 = (int)draw(rng, 2);
     int core_num = 1 + (int)draw(rng, 2);
@@ -520,8 +554,8 @@ static void run_dispatch(const args *a, pld_ctx *c, chk *h, scratch *s, moe_stat
     ms->version = 0;
 }
 
-static void run_combine(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms,
-                        uint64_t *rng) {
+static void run_combine(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms, uint64_t *rng)
+{
     int me = pld_rank(c), np = pld_nranks(c), call = h->call;
     int core_num = 1 + (int)draw(rng, 2);
     pld_dtensor sig = core_num == 2 || draw(rng, 2) ? a->sig2 : a->sig;
@@ -572,7 +606,8 @@ static void run_combine(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state
     scribble(s->moe_w, (size_t)np * MOE_C * 4, a->seed, call, me);
 }
 
-static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng) {
+static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng)
+{
     int me = pld_rank(c), np = pld_nranks(c), call = h->call;
     int dt = (int)draw(rng, 3);
     pld_dtype t = red_dtype[dt];
@@ -616,7 +651,8 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng) {
     scribble(p, (size_t)n * esz, a->seed, call, me);
 }
 
-static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms, uint64_t *rng) {
+static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms, uint64_t *rng)
+{
     int me = pld_rank(c), np = pld_nranks(c), call = h->call;
     uint32_t seed = a->seed;
     h->what[0] = '\0';
@@ -634,11 +670,13 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
         size_t bytes = (size_t)numel(d) * pld_dtype_size(d.dtype);
         void *p = pld_local(c, d).data;
         uint32_t tag = tag_of(seed, root, -1, call);
-        if (me == root) fill_bytes(p, bytes, tag);
+        if (me == root)
+            fill_bytes(p, bytes, tag);
         pld_broadcast(c, d, a->sig, root);
         dawdle(a, call, me);
         check_bytes(h, "data from root", root, p, bytes, root, -1);
-        if (me == root) scribble(p, bytes, seed, call, me); /* nobody pulls it any more */
+        if (me == root)
+            scribble(p, bytes, seed, call, me); /* nobody pulls it any more */
         break;
     }
     case K_AG:
@@ -724,7 +762,8 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
     }
 }
 
-static void check_signal_zero(pld_ctx *c, pld_dtensor sig, const char *name) {
+static void check_signal_zero(pld_ctx *c, pld_dtensor sig, const char *name)
+{
     int64_t rows = sig.shape[0], cols = sig.ndim == 2 ? sig.shape[1] : 1;
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
@@ -746,7 +785,8 @@ typedef struct lane {
     int prev, prev2, call;
 } lane;
 
-static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot) {
+static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot)
+{
     l->a = a;
     l->c = c;
     /* scratch by world rank: group ranks repeat across groups */
@@ -757,7 +797,8 @@ static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot) {
     l->call = 0;
 }
 
-static void lane_step(lane *l) {
+static void lane_step(lane *l)
+{
     chk h = {.c = l->c, .seed = l->a->seed, .call = l->call++};
     h.kind = (enum kind)draw_kind(&l->rng, l->prev, l->prev2, l->ms.call >= 0);
     run_call(l->a, l->c, &h, &l->s, &l->ms, &l->rng);
@@ -765,13 +806,15 @@ static void lane_step(lane *l) {
     l->prev = (int)h.kind;
 }
 
-static void lane_end(lane *l) {
+static void lane_end(lane *l)
+{
     /* no barrier first: the last call took back every credit sent to me */
     check_signal_zero(l->c, pld_nranks(l->c) > 1 ? l->a->ring : l->a->sig, "sig");
     check_signal_zero(l->c, l->a->sig2, "sig2");
 }
 
-static void k_mixed(pld_ctx *c, void *p) {
+static void k_mixed(pld_ctx *c, void *p)
+{
     const args *a = p;
     int me = pld_rank(c);
     lane l[2];
@@ -800,7 +843,8 @@ static void k_mixed(pld_ctx *c, void *p) {
 
 static pld_world *world;
 
-static void need(pld_status st, const char *what) {
+static void need(pld_status st, const char *what)
+{
     if (st != PLD_OK) {
         fprintf(stderr, "mixed_reuse: %s: %s: %s\n", what, pld_status_name(st),
                 pld_world_error(world));
@@ -808,20 +852,23 @@ static void need(pld_status st, const char *what) {
     }
 }
 
-static pld_window_buffer *buffer(size_t bytes, const char *name) {
+static pld_window_buffer *buffer(size_t bytes, const char *name)
+{
     pld_window_buffer *b;
     need(pld_alloc_window_buffer(world, bytes, name, &b), name);
     return b;
 }
 
-static pld_dtensor view(pld_window_buffer *b, pld_dtype t, int ndim, const int64_t *shape) {
+static pld_dtensor view(pld_window_buffer *b, pld_dtype t, int ndim, const int64_t *shape)
+{
     pld_dtensor d;
     need(pld_window(b, t, ndim, shape, &d), "pld_window");
     return d;
 }
 
 /* Views of one buffer: dtype x {small, medium, big}. */
-static void reduction_views(pld_window_buffer *b, int64_t np, int tiny, pld_dtensor out[3][3]) {
+static void reduction_views(pld_window_buffer *b, int64_t np, int tiny, pld_dtensor out[3][3])
+{
     for (int dt = 0; dt < 3; dt++) {
         pld_dtype t = red_dtype[dt];
         out[dt][0] =
@@ -833,7 +880,8 @@ static void reduction_views(pld_window_buffer *b, int64_t np, int tiny, pld_dten
 
 /* The signals and one window per kind for groups of np ranks, and each
  * world rank's scratch; buffer names start with prefix. */
-static void setup(args *a, int np, const char *prefix) {
+static void setup(args *a, int np, const char *prefix)
+{
     int64_t p = np, rr = np > 1 ? 2 * (p - 1) : 1;
     char nm[64];
 #define NAME(x) (snprintf(nm, sizeof nm, "%s%s", prefix, (x)), nm)
@@ -858,8 +906,8 @@ static void setup(args *a, int np, const char *prefix) {
     b = buffer((size_t)p * A2AV_M * A2AV_S * 4, NAME("all_to_all_v"));
     a->a2av[0] = view(b, PLD_INT8, 2, PLD_IDX(p * A2AV_M, S_SMALL));
     a->a2av[1] = view(b, PLD_FP32, 2, PLD_IDX(p * A2AV_M, A2AV_S));
-    a->a2av_recv = view(buffer(4 * (size_t)p, NAME("a2av_recv_counts")), PLD_INT32, 2,
-                        PLD_IDX(p, 1));
+    a->a2av_recv =
+        view(buffer(4 * (size_t)p, NAME("a2av_recv_counts")), PLD_INT32, 2, PLD_IDX(p, 1));
     b = buffer((size_t)p * S_MED * 4, NAME("reduce_scatter"));
     for (int dt = 0; dt < 3; dt++) {
         a->rs[dt][0] = view(b, red_dtype[dt], 2, PLD_IDX(p, S_SMALL));
@@ -872,8 +920,7 @@ static void setup(args *a, int np, const char *prefix) {
     b = buffer((size_t)p * MOE_C * MOE_H * 4, NAME("moe_target"));
     a->moe_target[0] = view(b, PLD_FP32, 2, PLD_IDX(p * MOE_C, MOE_H));
     a->moe_target[1] = view(b, PLD_INT8, 2, PLD_IDX(p * MOE_C, MOE_H));
-    a->moe_send = view(buffer(4 * (size_t)p, NAME("moe_send_counts")), PLD_INT32, 2,
-                       PLD_IDX(p, 1));
+    a->moe_send = view(buffer(4 * (size_t)p, NAME("moe_send_counts")), PLD_INT32, 2, PLD_IDX(p, 1));
     a->expert_out = view(buffer((size_t)p * MOE_C * MOE_H * 4, NAME("expert_out")), PLD_FP32, 2,
                          PLD_IDX(p * MOE_C, MOE_H));
 #undef NAME
@@ -883,12 +930,15 @@ static void setup(args *a, int np, const char *prefix) {
     int world_np = pld_world_size(world);
     a->scratch_bytes = carve(NULL, np, &dummy);
     a->scratch_base = pld_host_alloc(world, a->scratch_bytes * (size_t)world_np);
-    if (!a->scratch_base) need(PLD_ERR_NOMEM, "pld_host_alloc");
+    if (!a->scratch_base)
+        need(PLD_ERR_NOMEM, "pld_host_alloc");
 }
 
-static args *new_args(long iters, long seed) {
+static args *new_args(long iters, long seed)
+{
     args *a = pld_host_alloc(world, sizeof *a);
-    if (!a) need(PLD_ERR_NOMEM, "pld_host_alloc");
+    if (!a)
+        need(PLD_ERR_NOMEM, "pld_host_alloc");
     memset(a, 0, sizeof *a);
     a->iters = (int)iters;
     a->seed = (uint32_t)seed;
@@ -896,17 +946,20 @@ static args *new_args(long iters, long seed) {
     return a;
 }
 
-static int usage(void) {
+static int usage(void)
+{
     fprintf(stderr, "usage: mixed_reuse [-p a5sim] [-d 0-3] [--transport thread|process|mpi] "
                     "[--iters N] [--seed S] [--teams K]\n");
     return 2;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     /* a5sim unless the command line names a profile (the last -p wins) */
     static char opt_p[] = "-p", opt_a5[] = "a5sim";
     char **av = malloc(sizeof *av * (size_t)(argc + 3));
-    if (!av) return 1;
+    if (!av)
+        return 1;
     av[0] = argv[0];
     av[1] = opt_p;
     av[2] = opt_a5;
@@ -937,7 +990,8 @@ int main(int argc, char **argv) {
             v = avp[++i];
         else
             v = NULL; /* not ours, or no value */
-        if (v && *v) *dst = strtol(v, &end, 10);
+        if (v && *v)
+            *dst = strtol(v, &end, 10);
         if (!end || *end || iters < 0) {
             pld_world_finalize(world);
             free(av);

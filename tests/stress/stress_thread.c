@@ -49,8 +49,11 @@ static void mixed(pld_ctx *c, void *p)
         for (int64_t j = 0; j < s; j++)
             in[j] = (float)(me * 100 + j % 50);
         for (int q = 0; q < n; q++) {
-            pld_xfer x = {.dst_offsets = PLD_IDX(me, 0), .src_offsets = PLD_IDX(0, 0),
-                          .shape = PLD_IDX(1, s), .chunk_rows = 1, .chunk_cols = 7,
+            pld_xfer x = {.dst_offsets = PLD_IDX(me, 0),
+                          .src_offsets = PLD_IDX(0, 0),
+                          .shape = PLD_IDX(1, s),
+                          .chunk_rows = 1,
+                          .chunk_cols = 7,
                           .pipeline = 1};
             pld_put(c, a->tgt, q, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, s)), &x);
         }

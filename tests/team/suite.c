@@ -95,8 +95,8 @@ int ts_team_fill(ts_team *m, const pld_team *t, int p, char *why, size_t n)
     return 0;
 }
 
-int ts_split_sizes(pld_world *w, int p, const int *sizes, int ng, const char *name,
-                   pld_team **out, char *why, size_t n)
+int ts_split_sizes(pld_world *w, int p, const int *sizes, int ng, const char *name, pld_team **out,
+                   char *why, size_t n)
 {
     int color[TS_MAXP], key[TS_MAXP], room[TS_MAXP], g = 0;
     TS_HOST(ng >= 1 && ng <= TS_MAXP, "%d group sizes", ng);
@@ -146,8 +146,7 @@ int ts_view(pld_ctx *c, const ts_team *m, ts_k *k)
              pld_rank(c));
     pld_ctx *v = pld_team_ctx(c, m->t);
     if (m->rank[wr] < 0) {
-        TS_K(c, v == NULL, "world rank %d is in no group of team '%s' but got a view", wr,
-             m->name);
+        TS_K(c, v == NULL, "world rank %d is in no group of team '%s' but got a view", wr, m->name);
         return 0;
     }
     TS_K(c, v != NULL, "world rank %d is group rank %d of team '%s' but got no view", wr,
@@ -160,8 +159,8 @@ int ts_view(pld_ctx *c, const ts_team *m, ts_k *k)
          pld_world_rank(v), wr);
     TS_K(c, pld_ctx_team(v) == m->t, "team '%s', world rank %d: pld_ctx_team is another team",
          m->name, wr);
-    TS_K(c, pld_device(v) == pld_device(c), "team '%s': device %d in the view, %d outside",
-         m->name, pld_device(v), pld_device(c));
+    TS_K(c, pld_device(v) == pld_device(c), "team '%s': device %d in the view, %d outside", m->name,
+         pld_device(v), pld_device(c));
     k->c = c;
     k->v = v;
     k->t = m->size[wr];

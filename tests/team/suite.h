@@ -30,10 +30,10 @@ typedef pld_world *(*ts_world_fn)(const char *platform, int p, char *why, size_t
 void ts_set_world_fn(ts_world_fn fn);
 
 typedef struct ts_param {
-    int p;                /* world size */
-    int x;                /* xrange of a grid */
-    int calls;            /* builtin calls of the mixed case */
-    int sizes[TS_MAXP];   /* group sizes of a split; the ranks left over are in none */
+    int p;              /* world size */
+    int x;              /* xrange of a grid */
+    int calls;          /* builtin calls of the mixed case */
+    int sizes[TS_MAXP]; /* group sizes of a split; the ranks left over are in none */
     int ngroups;
 } ts_param;
 
@@ -46,9 +46,9 @@ int ts_run(const char *name, const ts_param *prm, char *why, size_t n);
 typedef struct ts_team {
     const pld_team *t;
     char name[32];
-    int rank[TS_MAXP];            /* world rank -> group rank, -1 in none */
-    int size[TS_MAXP];            /* world rank -> group size, 0 in none */
-    int world[TS_MAXP][TS_MAXP];  /* world rank -> its group's world ranks */
+    int rank[TS_MAXP];           /* world rank -> group rank, -1 in none */
+    int size[TS_MAXP];           /* world rank -> group size, 0 in none */
+    int world[TS_MAXP][TS_MAXP]; /* world rank -> its group's world ranks */
 } ts_team;
 
 /* Fills m from the host queries; 1 (why filled) if they disagree with
@@ -58,15 +58,15 @@ int ts_team_fill(ts_team *m, const pld_team *t, int p, char *why, size_t n);
 /* A split of the world into groups of the given sizes, filled round robin
  * (rank 0 to group 0, rank 1 to group 1, ...) and ordered by keys that
  * reverse the world order; the ranks left over are PLD_TEAM_NONE. */
-int ts_split_sizes(pld_world *w, int p, const int *sizes, int ng, const char *name,
-                   pld_team **out, char *why, size_t n);
+int ts_split_sizes(pld_world *w, int p, const int *sizes, int ng, const char *name, pld_team **out,
+                   char *why, size_t n);
 
 /* A kernel-side view with what the checks need. */
 typedef struct ts_k {
-    pld_ctx *c;      /* the world context: failures are reported through it */
-    pld_ctx *v;      /* the team's view */
-    int t, me, wr;   /* group size, group rank, world rank */
-    const int *w;    /* group rank -> world rank */
+    pld_ctx *c;    /* the world context: failures are reported through it */
+    pld_ctx *v;    /* the team's view */
+    int t, me, wr; /* group size, group rank, world rank */
+    const int *w;  /* group rank -> world rank */
 } ts_k;
 
 /* c's view of m's team, checked against the host's table: group rank and
@@ -141,9 +141,9 @@ int ts_launch_fails(pld_world *w, pld_kernel k, void *a, pld_status want, const 
  * into the other copy does not. */
 typedef struct ts_bwin {
     pld_dtensor sig[TS_MAXP + 1], ring[TS_MAXP + 1], lanes[TS_MAXP + 1];
-    pld_dtensor sig1[TS_MAXP + 1]; /* [T]: the same buffer as sig, the 1-D form */
-    pld_dtensor bcast, ar, arr, arc;                 /* [1,S] .. [1,TS_MC] */
-    pld_dtensor rs[TS_MAXP + 1];                     /* [T,S] */
+    pld_dtensor sig1[TS_MAXP + 1];   /* [T]: the same buffer as sig, the 1-D form */
+    pld_dtensor bcast, ar, arr, arc; /* [1,S] .. [1,TS_MC] */
+    pld_dtensor rs[TS_MAXP + 1];     /* [T,S] */
     pld_dtensor gather[2][TS_MAXP + 1], inplace[2][TS_MAXP + 1], a2a[2][TS_MAXP + 1];
     pld_dtensor a2av[2][TS_MAXP + 1], recv[2][TS_MAXP + 1]; /* [T*M,S], [T,1] */
     /* the MoE dispatch and combine (a5sim) */
@@ -180,11 +180,11 @@ void ts_builtin_run(const ts_k *k, const ts_bwin *b, ts_builtin which, int call,
 
 /* Windows of the hand-written exchange (ts_prims). */
 typedef struct ts_pwin {
-    pld_dtensor mine;  /* [1,S]: this rank's row, read by the group */
-    pld_dtensor box;   /* [P,S]: row j written by group rank j (remote_store) */
-    pld_dtensor box2;  /* [P,S]: the same with pld_put */
-    pld_dtensor acc;   /* [1,S]: atomic adds from every member */
-    pld_dtensor flag;  /* [P,3] INT32: the exchange's own signal */
+    pld_dtensor mine; /* [1,S]: this rank's row, read by the group */
+    pld_dtensor box;  /* [P,S]: row j written by group rank j (remote_store) */
+    pld_dtensor box2; /* [P,S]: the same with pld_put */
+    pld_dtensor acc;  /* [1,S]: atomic adds from every member */
+    pld_dtensor flag; /* [P,3] INT32: the exchange's own signal */
 } ts_pwin;
 
 int ts_pwin_alloc(pld_world *w, const char *prefix, int p, ts_pwin *pw, char *why, size_t n);

@@ -10,9 +10,9 @@
 
 #define WANT_MAX 1024 /* floats of the largest result checked at once */
 
-_Static_assert(TS_MAXP * TS_M * TS_S <= WANT_MAX, "a2av result fits `want`");
+_Static_assert(TS_MAXP *TS_M *TS_S <= WANT_MAX, "a2av result fits `want`");
 _Static_assert(TS_MC <= WANT_MAX, "multi-core allreduce fits `want`");
-_Static_assert(TS_N * TS_H <= WANT_MAX, "MoE rows fit `want`");
+_Static_assert(TS_N *TS_H <= WANT_MAX, "MoE rows fit `want`");
 
 int ts_bwin_alloc(pld_world *w, const char *prefix, int p, int indexed, ts_bwin *b, char *why,
                   size_t n)
@@ -255,8 +255,8 @@ static void run_indexed(const ts_k *k, const ts_bwin *b, int call, int alt)
     }
     pld_dtensor tg = b->itarget[alt][t];
     pld_tensor idx = plain(index, PLD_INT32, t, TS_N);
-    pld_indexed_all_to_all_v(k->v, plain(in, PLD_FP32, TS_N, TS_H), tg, b->lanes[t],
-                             b->icounts[t], plain(recv, PLD_INT32, t, 1), idx, cores);
+    pld_indexed_all_to_all_v(k->v, plain(in, PLD_FP32, TS_N, TS_H), tg, b->lanes[t], b->icounts[t],
+                             plain(recv, PLD_INT32, t, 1), idx, cores);
     what(w, sizeof w, "pld_indexed_all_to_all_v", k, call);
     float *rows = pld_local(k->v, tg).data;
     for (int s = 0; s < t; s++) {
@@ -272,8 +272,8 @@ static void run_indexed(const ts_k *k, const ts_bwin *b, int call, int alt)
             }
         }
     }
-    pld_indexed_combine(k->v, tg, plain(out, PLD_FP32, TS_N, TS_H), b->lanes[t], b->icounts[t],
-                        idx, plain(gate, PLD_FP32, t, TS_N), cores);
+    pld_indexed_combine(k->v, tg, plain(out, PLD_FP32, TS_N, TS_H), b->lanes[t], b->icounts[t], idx,
+                        plain(gate, PLD_FP32, t, TS_N), cores);
     for (int i = 0; i < TS_N * TS_H; i++)
         want[i] = 0;
     for (int d = 0; d < t; d++)
@@ -293,15 +293,31 @@ void ts_builtin_run(const ts_k *k, const ts_bwin *b, ts_builtin which, int call,
         pld_barrier(k->v, b->sig[k->t]);
         pld_barrier(k->v, b->sig1[k->t]);
         break;
-    case TS_BCAST: run_bcast(k, b, call); break;
-    case TS_GATHER: run_gather(k, b, call, alt); break;
-    case TS_INPLACE: run_inplace(k, b, call, alt); break;
-    case TS_RS: run_rs(k, b, call); break;
+    case TS_BCAST:
+        run_bcast(k, b, call);
+        break;
+    case TS_GATHER:
+        run_gather(k, b, call, alt);
+        break;
+    case TS_INPLACE:
+        run_inplace(k, b, call, alt);
+        break;
+    case TS_RS:
+        run_rs(k, b, call);
+        break;
     case TS_AR_MESH:
     case TS_AR_RING:
-    case TS_AR_CORES: run_allreduce(k, b, which, call); break;
-    case TS_A2A: run_a2a(k, b, call, alt); break;
-    case TS_A2AV: run_a2av(k, b, call, alt); break;
-    case TS_INDEXED: run_indexed(k, b, call, alt); break;
+    case TS_AR_CORES:
+        run_allreduce(k, b, which, call);
+        break;
+    case TS_A2A:
+        run_a2a(k, b, call, alt);
+        break;
+    case TS_A2AV:
+        run_a2av(k, b, call, alt);
+        break;
+    case TS_INDEXED:
+        run_indexed(k, b, call, alt);
+        break;
     }
 }

@@ -93,8 +93,8 @@ static void strided_kernel(pld_ctx *c, void *p)
         return; /* in no group: nothing to do, and nobody waits for it */
     TS_K(c, !(even && odd), "world rank %d is in both strided teams", pld_rank(c));
     const ts_bwin *b = even ? &a->be : &a->bo;
-    static const ts_builtin seq[] = {TS_BARRIER, TS_AR_MESH, TS_GATHER, TS_AR_RING, TS_BCAST,
-                                     TS_RS};
+    static const ts_builtin seq[] = {TS_BARRIER, TS_AR_MESH, TS_GATHER,
+                                     TS_AR_RING, TS_BCAST,   TS_RS};
     for (int i = 0; i < (int)(sizeof seq / sizeof seq[0]); i++)
         ts_builtin_run(&k, b, seq[i], 30 + i, 0);
     ts_prims(&k, even ? &a->pe : &a->po, 40);

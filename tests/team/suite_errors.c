@@ -10,11 +10,11 @@
 #include "suite.h"
 
 typedef struct err_args {
-    ts_team x, y;                 /* a grid of rows of 2: 'tp' and 'dp' */
-    pld_dtensor sig[TS_MAXP + 1]; /* [T,1] of the rows */
+    ts_team x, y;                  /* a grid of rows of 2: 'tp' and 'dp' */
+    pld_dtensor sig[TS_MAXP + 1];  /* [T,1] of the rows */
     pld_dtensor ysig[TS_MAXP + 1]; /* [T,1] of the columns: teams never share a signal */
-    pld_dtensor wsig;             /* [P,1]: the world's shape */
-    pld_dtensor rows, gp;         /* [P,S] */
+    pld_dtensor wsig;              /* [P,1]: the world's shape */
+    pld_dtensor rows, gp;          /* [P,S] */
     const pld_team *bad;
     int what, culprit;
 } err_args;
@@ -102,10 +102,9 @@ int ts_case_err_other_world(pld_world *w, const ts_param *prm, char *why, size_t
         ts_why(why, n, __FILE__, __LINE__, "split of the second world: %s", pld_world_error(w2));
     } else {
         a->bad = far;
-        static const char *const needles[] = {"pld_team_ctx", "is not a team of this world",
-                                              NULL};
-        rc = ts_launch_fails(w, ctx_of_bad_team, a, PLD_ERR_ARG, "a team of another world",
-                             needles, why, n);
+        static const char *const needles[] = {"pld_team_ctx", "is not a team of this world", NULL};
+        rc = ts_launch_fails(w, ctx_of_bad_team, a, PLD_ERR_ARG, "a team of another world", needles,
+                             why, n);
     }
     pld_world_finalize(w2);
     TS_TRY(rc);
@@ -165,8 +164,8 @@ int ts_case_err_stale(pld_world *w, const ts_param *prm, char *why, size_t n)
 /* ---- a peer outside the group ------------------------------------------------- */
 
 enum { BAD_NOTIFY, BAD_NOTIFY_NEG, BAD_LOAD, BAD_STORE, BAD_PUT, BAD_GET, BAD_REDUCE, BAD_N };
-static const char *const bad_api[BAD_N] = {"pld_notify", "pld_notify", "pld_remote_load",
-                                           "pld_remote_store", "pld_put", "pld_get",
+static const char *const bad_api[BAD_N] = {"pld_notify",       "pld_notify", "pld_remote_load",
+                                           "pld_remote_store", "pld_put",    "pld_get",
                                            "pld_remote_reduce"};
 
 /* The culprit names group rank T (a world rank that exists: a view that
@@ -184,19 +183,29 @@ static void bad_peer(pld_ctx *c, void *p)
     int peer = a->what == BAD_NOTIFY_NEG ? -1 : x.t;
     float buf[TS_S] = {0};
     pld_tensor plain = pld_tensor_make(buf, PLD_FP32, 2, PLD_IDX(1, TS_S));
-    pld_xfer xf = {.dst_offsets = PLD_IDX(0, 0), .src_offsets = PLD_IDX(0, 0),
-                   .shape = PLD_IDX(1, TS_S)};
+    pld_xfer xf = {
+        .dst_offsets = PLD_IDX(0, 0), .src_offsets = PLD_IDX(0, 0), .shape = PLD_IDX(1, TS_S)};
     pld_tile *t = pld_tile_create(x.v, PLD_FP32, 1, TS_S);
     switch (a->what) {
     case BAD_NOTIFY:
     case BAD_NOTIFY_NEG:
         pld_notify(x.v, a->wsig, peer, PLD_IDX(0, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
         break;
-    case BAD_LOAD: pld_remote_load(x.v, t, a->rows, peer, PLD_IDX(0, 0)); break;
-    case BAD_STORE: pld_remote_store(x.v, t, a->rows, peer, PLD_IDX(0, 0), PLD_ATOMIC_NONE); break;
-    case BAD_PUT: pld_put(x.v, a->rows, peer, plain, &xf); break;
-    case BAD_GET: pld_get(x.v, plain, peer, a->rows, &xf); break;
-    default: pld_remote_reduce(x.v, t, a->rows, peer, PLD_IDX(0, 0), PLD_SUM); break;
+    case BAD_LOAD:
+        pld_remote_load(x.v, t, a->rows, peer, PLD_IDX(0, 0));
+        break;
+    case BAD_STORE:
+        pld_remote_store(x.v, t, a->rows, peer, PLD_IDX(0, 0), PLD_ATOMIC_NONE);
+        break;
+    case BAD_PUT:
+        pld_put(x.v, a->rows, peer, plain, &xf);
+        break;
+    case BAD_GET:
+        pld_get(x.v, plain, peer, a->rows, &xf);
+        break;
+    default:
+        pld_remote_reduce(x.v, t, a->rows, peer, PLD_IDX(0, 0), PLD_SUM);
+        break;
     }
     pld_fail(c, "%s to group rank %d of a group of %d returned", bad_api[a->what], peer, x.t);
 }
@@ -230,8 +239,12 @@ static void world_shapes(pld_ctx *c, void *p)
     TS_K(c, ts_view(c, &a->x, &x), "no row");
     float local[TS_S] = {0};
     switch (a->what) {
-    case SIG_BARRIER: pld_barrier(x.v, a->wsig); break;
-    case SIG_ALLREDUCE: pld_allreduce(x.v, a->rows, a->wsig, PLD_SUM, PLD_MESH); break;
+    case SIG_BARRIER:
+        pld_barrier(x.v, a->wsig);
+        break;
+    case SIG_ALLREDUCE:
+        pld_allreduce(x.v, a->rows, a->wsig, PLD_SUM, PLD_MESH);
+        break;
     default: /* the signal is right, the target [P,S] is not [T,S] */
         pld_allgather(x.v, pld_tensor_make(local, PLD_FP32, 2, PLD_IDX(1, TS_S)), a->gp,
                       a->sig[x.t]);
@@ -256,8 +269,8 @@ int ts_case_err_signal(pld_world *w, const ts_param *prm, char *why, size_t n)
     for (a->what = 0; a->what < SIG_N; a->what++) {
         const char *needles[] = {cases[a->what][0], cases[a->what][1], cases[a->what][2],
                                  cases[a->what][3], cases[a->what][4], NULL};
-        TS_TRY(ts_launch_fails(w, world_shapes, a, PLD_ERR_ARG, cases[a->what][0], needles, why,
-                               n));
+        TS_TRY(
+            ts_launch_fails(w, world_shapes, a, PLD_ERR_ARG, cases[a->what][0], needles, why, n));
         TS_TRY(still_works(w, a, cases[a->what][0], why, n));
     }
     return 0;

@@ -68,8 +68,8 @@ void ts_prims(const ts_k *k, const ts_pwin *pw, int call)
         fill(tv, k->wr, call + 1, j);
         pld_remote_store(v, tile, pw->box, j, PLD_IDX(me, 0), PLD_ATOMIC_NONE);
         fill(src, k->wr, call + 2, j);
-        pld_xfer x = {.dst_offsets = PLD_IDX(me, 0), .src_offsets = PLD_IDX(0, 0),
-                      .shape = PLD_IDX(1, TS_S)};
+        pld_xfer x = {
+            .dst_offsets = PLD_IDX(me, 0), .src_offsets = PLD_IDX(0, 0), .shape = PLD_IDX(1, TS_S)};
         pld_put(v, pw->box2, j, pld_tensor_make(src, PLD_FP32, 2, PLD_IDX(1, TS_S)), &x);
         for (int i = 0; i < TS_S; i++)
             tv[i] = (float)(k->wr + 1);

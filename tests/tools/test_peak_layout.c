@@ -29,7 +29,8 @@ static int fails;
     } while (0)
 
 /* 1 if every page of [p, p+n) is resident */
-static int resident(const unsigned char *p, size_t n, size_t page) {
+static int resident(const unsigned char *p, size_t n, size_t page)
+{
     size_t pages = (n + page - 1) / page;
     unsigned char *vec = malloc(pages);
     int ok = vec && mincore((void *)p, n, vec) == 0;
@@ -39,14 +40,16 @@ static int resident(const unsigned char *p, size_t n, size_t page) {
     return ok;
 }
 
-int main(void) {
+int main(void)
+{
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const int64_t sizes[] = {8, 64, 4096, 4100, 16384, 32768, 262144, 1 << 20, 16 << 20};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int64_t n = sizes[k];
         unsigned char *src, *dst;
         CHECK(bench_peak_buffers(n, &src, &dst) == 0, "%lld B: no buffers", (long long)n);
-        if (fails) return 1;
+        if (fails)
+            return 1;
         uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
         size_t span = ((size_t)n + page - 1) / page * page;
         CHECK(s % page == 0 && d % page == 0, "%lld B: src %p dst %p not page-aligned",

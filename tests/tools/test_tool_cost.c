@@ -19,7 +19,8 @@
 #include "run.h"
 #include "sweep.h"
 
-static pld_world *world(int p) {
+static pld_world *world(int p)
+{
     char devs[32];
     snprintf(devs, sizeof devs, "0-%d", p - 1);
     pld_config cfg = {.devices = devs, .transport = getenv("PLD_TEST_TRANSPORT")};
@@ -31,7 +32,8 @@ static pld_world *world(int p) {
 }
 
 /* One checked run of (coll, mode, dtype, size, root) against the card. */
-static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64_t req, int root) {
+static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64_t req, int root)
+{
     int p = pld_world_size(w);
     pld_info_limits lim;
     pld_world_limits(w, &lim);
@@ -85,7 +87,8 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
     bench_runner_close(r);
 }
 
-static void cards(int p) {
+static void cards(int p)
+{
     static const pld_dtype movers[] = {PLD_FP32, PLD_BF16, PLD_INT8, PLD_INT64};
     static const pld_dtype reducers[] = {PLD_FP32, PLD_BF16, PLD_INT32};
     /* tiny, ragged (not a multiple of P or 64), one UB chunk and more */
@@ -112,25 +115,31 @@ static void cards(int p) {
     pld_world_finalize(w);
 }
 
-Test(tool_cost, cards_equal_counters_p1, .timeout = 120) {
+Test(tool_cost, cards_equal_counters_p1, .timeout = 120)
+{
     cards(1);
 }
-Test(tool_cost, cards_equal_counters_p2, .timeout = 120) {
+Test(tool_cost, cards_equal_counters_p2, .timeout = 120)
+{
     cards(2);
 }
-Test(tool_cost, cards_equal_counters_p3, .timeout = 120) {
+Test(tool_cost, cards_equal_counters_p3, .timeout = 120)
+{
     cards(3);
 }
-Test(tool_cost, cards_equal_counters_p4, .timeout = 180) {
+Test(tool_cost, cards_equal_counters_p4, .timeout = 180)
+{
     cards(4);
 }
-Test(tool_cost, cards_equal_counters_p8, .timeout = 300) {
+Test(tool_cost, cards_equal_counters_p8, .timeout = 300)
+{
     cards(8);
 }
 
 /* The mesh allreduce's rounds follow the UB size (PLD_UB_BYTES): a smaller
  * UB means more chunks, and the card must follow. */
-Test(tool_cost, mesh_rounds_follow_the_ub, .timeout = 60) {
+Test(tool_cost, mesh_rounds_follow_the_ub, .timeout = 60)
+{
     setenv("PLD_UB_BYTES", "16384", 1);
     pld_world *w = world(3);
     pld_info_limits lim;
@@ -142,7 +151,8 @@ Test(tool_cost, mesh_rounds_follow_the_ub, .timeout = 60) {
 }
 
 /* The shapes behind the size column (nccl-tests semantics). */
-Test(tool_cost, shapes_follow_nccl_tests) {
+Test(tool_cost, shapes_follow_nccl_tests)
+{
     bench_shape s;
     bench_shape_make(BENCH_ALLGATHER, 4, 4, 1 << 20, &s);
     cr_expect(s.bytes == 1 << 20 && s.rows == 4 && s.cols == 65536, "allgather 1 MiB P=4");

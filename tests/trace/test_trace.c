@@ -21,7 +21,6 @@ static void kernel(pld_ctx *c, void *p)
     pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, pld_nranks(c) == 3 ? 2 : 1);
 }
 
-
 static void run(const char *transport)
 {
     char path[] = "/tmp/pld-trace-XXXXXX";
@@ -48,7 +47,8 @@ static void run(const char *transport)
         snprintf(want, sizeof want, "\"name\":\"pld_barrier\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
                  tid * 1000);
         cr_assert(strstr(s, want), "no barrier slice for rank %d", tid);
-        snprintf(want, sizeof want, "\"name\":\"pld_remote_reduce\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
+        snprintf(want, sizeof want,
+                 "\"name\":\"pld_remote_reduce\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,",
                  tid * 1000 + 1);
         cr_assert(strstr(s, want), "no remote_reduce slice on core 1 of rank %d", tid);
     }
@@ -67,8 +67,14 @@ static void run(const char *transport)
     unlink(path);
 }
 
-Test(trace, thread_transport, .timeout = 60) { run("thread"); }
-Test(trace, process_transport, .timeout = 60) { run("process"); }
+Test(trace, thread_transport, .timeout = 60)
+{
+    run("thread");
+}
+Test(trace, process_transport, .timeout = 60)
+{
+    run("process");
+}
 
 /* The URMA queue model appears in the trace: one urma.send slice per peer. */
 typedef struct dargs {

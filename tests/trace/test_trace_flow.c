@@ -41,12 +41,12 @@ static void kernel(pld_ctx *c, void *p)
     pld_allreduce_cores(c, a->data, a->sig, PLD_SUM, PLD_MESH, 2);
 }
 
-
 /* 1 when the trace names track (pid, tid) with exactly `name` (NULL: any). */
 static int named(const char *s, int tid, const char *name)
 {
     char want[200];
-    snprintf(want, sizeof want, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,", tid);
+    snprintf(want, sizeof want, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,",
+             tid);
     const char *at = strstr(s, want);
     if (!at || !name)
         return at != NULL;
@@ -121,5 +121,11 @@ static void run(const char *transport)
     unlink(path);
 }
 
-Test(trace_flow, thread_transport, .timeout = 60) { run("thread"); }
-Test(trace_flow, process_transport, .timeout = 60) { run("process"); }
+Test(trace_flow, thread_transport, .timeout = 60)
+{
+    run("thread");
+}
+Test(trace_flow, process_transport, .timeout = 60)
+{
+    run("process");
+}

@@ -145,9 +145,18 @@ static void death_case(int how, int kill_round, const char *signame)
                   pids[r], now[r]);
 }
 
-Test(process, sigkill_mid_allgather_is_peer_error, .timeout = 60) { death_case(0, 7, "SIGKILL"); }
-Test(process, segfault_is_peer_error, .timeout = 60) { death_case(1, 3, "SIGSEGV"); }
-Test(process, abort_is_peer_error, .timeout = 60) { death_case(2, 0, "SIGABRT"); }
+Test(process, sigkill_mid_allgather_is_peer_error, .timeout = 60)
+{
+    death_case(0, 7, "SIGKILL");
+}
+Test(process, segfault_is_peer_error, .timeout = 60)
+{
+    death_case(1, 3, "SIGSEGV");
+}
+Test(process, abort_is_peer_error, .timeout = 60)
+{
+    death_case(2, 0, "SIGABRT");
+}
 
 Test(process, a_worker_killed_between_launches_is_reported_then_replaced, .timeout = 60)
 {
@@ -294,8 +303,7 @@ static void store_to_out(pld_ctx *c, void *p)
 {
     args *a = p;
     pld_tile *t = pld_tile_create(c, PLD_FP32, 1, 64);
-    pld_store(c, t, pld_tensor_make(a->out + (size_t)pld_rank(c) * 64, PLD_FP32, 2,
-                                    PLD_IDX(1, 64)),
+    pld_store(c, t, pld_tensor_make(a->out + (size_t)pld_rank(c) * 64, PLD_FP32, 2, PLD_IDX(1, 64)),
               PLD_IDX(0, 0));
 }
 

@@ -15,13 +15,15 @@ typedef struct ab_args {
     int reached[8];
 } ab_args;
 
-static void k_ok_barrier(pld_ctx *c, void *arg) {
+static void k_ok_barrier(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     pld_barrier(c, a->bsig);
 }
 
 /* rank 0 blocks in a wait nobody satisfies; rank 1 makes a bad put */
-static void k_bad_put(pld_ctx *c, void *arg) {
+static void k_bad_put(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     int me = pld_rank(c);
     if (me == 0) {
@@ -40,7 +42,8 @@ static void k_bad_put(pld_ctx *c, void *arg) {
     a->after[1] = 1;
 }
 
-Test(abort, error_releases_waiters_with_root_cause, .timeout = 30) {
+Test(abort, error_releases_waiters_with_root_cause, .timeout = 30)
+{
     pld_world *w = tu_world("4,5");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){2, 64});
@@ -68,7 +71,8 @@ Test(abort, error_releases_waiters_with_root_cause, .timeout = 30) {
 
 /* P=4: one rank fails while another is blocked in a wait, a third is in a
  * barrier and a fourth enters a wait only after the abort. */
-static void k_mixed_states(pld_ctx *c, void *arg) {
+static void k_mixed_states(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     int me = pld_rank(c);
     switch (me) {
@@ -91,7 +95,8 @@ static void k_mixed_states(pld_ctx *c, void *arg) {
     a->after[me] = 1;
 }
 
-Test(abort, releases_blocked_and_late_waiters, .timeout = 30) {
+Test(abort, releases_blocked_and_late_waiters, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -115,18 +120,21 @@ Test(abort, releases_blocked_and_late_waiters, .timeout = 30) {
 
 /* ---- pld_fail ----------------------------------------------------------- */
 
-static void k_fail_fmt(pld_ctx *c, void *arg) {
+static void k_fail_fmt(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     int me = pld_rank(c);
     if (me == 1) {
         a->reached[1] = 1;
         pld_fail(c, "value %d != %d at %s", 42, 43, "row 7");
     }
-    if (me == 0) pld_wait(c, a->sig, PLD_IDX(1, 0), 1, PLD_WAIT_GE);
+    if (me == 0)
+        pld_wait(c, a->sig, PLD_IDX(1, 0), 1, PLD_WAIT_GE);
     a->after[me] = 1;
 }
 
-Test(abort, fail_reports_check_with_text, .timeout = 30) {
+Test(abort, fail_reports_check_with_text, .timeout = 30)
+{
     pld_world *w = tu_world("4,5");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -144,15 +152,18 @@ Test(abort, fail_reports_check_with_text, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-static void k_fail_long(pld_ctx *c, void *arg) {
+static void k_fail_long(pld_ctx *c, void *arg)
+{
     (void)arg;
     char big[5001];
     memset(big, 'x', 5000);
     big[5000] = '\0';
-    if (pld_rank(c) == 0) pld_fail(c, "long: %s", big);
+    if (pld_rank(c) == 0)
+        pld_fail(c, "long: %s", big);
 }
 
-Test(abort, long_fail_message_is_safe, .timeout = 30) {
+Test(abort, long_fail_message_is_safe, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->bsig = tu_signal(w, "bsig", 1);
@@ -164,12 +175,14 @@ Test(abort, long_fail_message_is_safe, .timeout = 30) {
 }
 
 /* Both ranks fail at once: one root cause, never PLD_ERR_PEER. */
-static void k_both_fail(pld_ctx *c, void *arg) {
+static void k_both_fail(pld_ctx *c, void *arg)
+{
     (void)arg;
     pld_fail(c, "both %d", pld_rank(c));
 }
 
-Test(abort, simultaneous_failures_one_root_cause, .timeout = 30) {
+Test(abort, simultaneous_failures_one_root_cause, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->bsig = tu_signal(w, "bsig", 1);
@@ -187,14 +200,16 @@ Test(abort, simultaneous_failures_one_root_cause, .timeout = 30) {
 
 /* ---- the world after failures -------------------------------------------- */
 
-static void k_fill(pld_ctx *c, void *arg) {
+static void k_fill(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     float *d = pld_local(c, a->data).data;
     for (int k = 0; k < 128; k++)
         d[k] = (float)(pld_rank(c) * 1000 + k);
 }
 
-static void k_check_fill(pld_ctx *c, void *arg) {
+static void k_check_fill(pld_ctx *c, void *arg)
+{
     ab_args *a = arg;
     const float *d = pld_local(c, a->data).data;
     for (int k = 0; k < 128; k++)
@@ -202,7 +217,8 @@ static void k_check_fill(pld_ctx *c, void *arg) {
                (double)d[k]);
 }
 
-Test(abort, windows_survive_and_world_reusable, .timeout = 60) {
+Test(abort, windows_survive_and_world_reusable, .timeout = 60)
+{
     pld_world *w = tu_world("4,5");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){2, 64});
@@ -229,7 +245,8 @@ Test(abort, windows_survive_and_world_reusable, .timeout = 60) {
 
 /* A kernel error straight after world init, then finalize without another
  * launch: no hang, no crash. */
-Test(abort, finalize_right_after_failure, .timeout = 30) {
+Test(abort, finalize_right_after_failure, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     ab_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);

@@ -35,8 +35,8 @@ static void correct_launch_runs(pld_world *w, args *a, int round)
     cr_assert_eq(st, PLD_OK, "round %d: %s: %s", round, pld_status_name(st), pld_world_error(w));
 }
 
-Test(abort_reuse, a_signal_interrupted_by_a_timeout_is_cleared_for_the_next_launch,
-     .timeout = 120) {
+Test(abort_reuse, a_signal_interrupted_by_a_timeout_is_cleared_for_the_next_launch, .timeout = 120)
+{
     pld_config cfg = {.devices = "0-3", .wait_timeout_ms = 200};
     pld_world *w = tu_world_cfg(&cfg);
     args *a = tu_host_alloc(w, sizeof *a);

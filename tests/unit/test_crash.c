@@ -31,7 +31,8 @@ static void segfault_on_rank1(pld_ctx *c, void *arg)
         raise(SIGSEGV);
 }
 
-Test(crash, a_segfault_on_the_thread_transport_ends_the_program, .timeout = 30) {
+Test(crash, a_segfault_on_the_thread_transport_ends_the_program, .timeout = 30)
+{
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
@@ -45,7 +46,8 @@ Test(crash, a_segfault_on_the_thread_transport_ends_the_program, .timeout = 30) 
     cr_expect(ended_by_a_crash(pid), "pld_launch returned after a segfault in a rank thread");
 }
 
-Test(crash, a_segfault_on_the_process_transport_is_a_peer_failure, .timeout = 30) {
+Test(crash, a_segfault_on_the_process_transport_is_a_peer_failure, .timeout = 30)
+{
     pld_config cfg = {.transport = "process", .devices = "0,1"};
     pld_world *w = tu_world_cfg(&cfg);
     TU_LAUNCH_FAILS(w, segfault_on_rank1, NULL, PLD_ERR_PEER);
@@ -69,7 +71,8 @@ static void big_stack_array(pld_ctx *c, void *arg)
     KCHECK(c, big[sizeof big - 1] == pld_rank(c) + 1, "the array's last byte");
 }
 
-Test(crash, a_16_MiB_stack_array_runs_with_a_larger_rank_stack, .timeout = 30) {
+Test(crash, a_16_MiB_stack_array_runs_with_a_larger_rank_stack, .timeout = 30)
+{
     setenv("PLD_STACK_BYTES", "32M", 1);
     pld_world *w = tu_world("0,1");
     TU_LAUNCH_OK(w, big_stack_array, NULL);
@@ -77,7 +80,8 @@ Test(crash, a_16_MiB_stack_array_runs_with_a_larger_rank_stack, .timeout = 30) {
     unsetenv("PLD_STACK_BYTES");
 }
 
-Test(crash, a_16_MiB_stack_array_overflows_the_default_rank_stack, .timeout = 30) {
+Test(crash, a_16_MiB_stack_array_overflows_the_default_rank_stack, .timeout = 30)
+{
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {

@@ -33,19 +33,18 @@
 
 typedef struct hang_args {
     pld_dtensor sig;
-    _Atomic int release; /* ends the stuck rank's loop */
-    _Atomic int ready;   /* the victim reached the point where it is stopped */
-    _Atomic int go;      /* rank 0 may notify */
-    _Atomic int ran[4];  /* launches each rank ran */
-    int busy_ms;         /* sleep_then_return: how long rank 1 sleeps */
-    int pid_before;      /* rank 1's worker before the launch */
+    _Atomic int release;  /* ends the stuck rank's loop */
+    _Atomic int ready;    /* the victim reached the point where it is stopped */
+    _Atomic int go;       /* rank 0 may notify */
+    _Atomic int ran[4];   /* launches each rank ran */
+    int busy_ms;          /* sleep_then_return: how long rank 1 sleeps */
+    int pid_before;       /* rank 1's worker before the launch */
     struct stopper *stop; /* the host thread that stops rank 1, if any */
 } hang_args;
 
 static pld_world *world(const char *transport, const char *devices)
 {
-    pld_config cfg = {.devices = devices, .transport = transport,
-                      .wait_timeout_ms = TIMEOUT_MS};
+    pld_config cfg = {.devices = devices, .transport = transport, .wait_timeout_ms = TIMEOUT_MS};
     return tu_world_cfg(&cfg);
 }
 
@@ -334,8 +333,8 @@ Test(hang, process_stopped_worker_a_peer_waits_for_is_a_timeout, .timeout = 60)
     pld_world *w;
     hang_args *a;
     double dt;
-    pld_status st = stuck_launch("process", "0,1", k_stopped_before_notify, stop_for_3s, &w, &a,
-                                 &dt);
+    pld_status st =
+        stuck_launch("process", "0,1", k_stopped_before_notify, stop_for_3s, &w, &a, &dt);
     int old = a->pid_before;
     const char *m = pld_world_error(w);
     cr_assert_eq(st, PLD_ERR_TIMEOUT, "%s: %s", pld_status_name(st), m);

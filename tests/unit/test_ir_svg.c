@@ -11,7 +11,6 @@
 
 #include "test_util.h"
 
-
 static int count(const char *hay, const char *needle)
 {
     int k = 0;

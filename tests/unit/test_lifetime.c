@@ -29,7 +29,8 @@ static void tile_free_twice(pld_ctx *c, void *arg)
     pld_tile_free(c, t);
 }
 
-Test(lifetime, tile_freed_twice, .timeout = 30) {
+Test(lifetime, tile_freed_twice, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     TU_LAUNCH_FAILS(w, tile_free_twice, NULL, PLD_ERR_ARG);
     TU_EXPECT_CONTAINS(pld_world_error(w), "pld_tile_free: the tile t0 (fp32 [1,4]");
@@ -68,7 +69,8 @@ static void tile_of_another_rank(pld_ctx *c, void *arg)
         pld_tile_free(c, stale_tile);
 }
 
-Test(lifetime, tile_used_after_free_after_its_launch_or_on_another_rank, .timeout = 30) {
+Test(lifetime, tile_used_after_free_after_its_launch_or_on_another_rank, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_dtensor data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 4));
     TU_LAUNCH_FAILS(w, tile_used_after_free, &data, PLD_ERR_ARG);
@@ -98,7 +100,8 @@ static void tile_churn(pld_ctx *c, void *arg)
     pld_tile_free(c, first);
 }
 
-Test(lifetime, tile_handles_wait_before_reuse, .timeout = 30) {
+Test(lifetime, tile_handles_wait_before_reuse, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     TU_LAUNCH_FAILS(w, tile_churn, NULL, PLD_ERR_ARG);
     TU_EXPECT_CONTAINS(pld_world_error(w), "pld_tile_free: the tile t0");
@@ -140,20 +143,22 @@ static void window_freed_twice_and_used(const char *transport)
     TU_EXPECT_CONTAINS(pld_world_error(w), "pld_remote_store: dst window 'data'");
     TU_EXPECT_CONTAINS(pld_world_error(w), "was freed by pld_free_window_buffer");
     pld_tensor fv;
-    TU_ASSERT_STATUS(pld_window_host_view(w, (pld_dtensor){.buf = fresh, .dtype = PLD_FP32,
-                                                           .ndim = 1, .shape = {16}},
-                                          1, &fv),
-                     PLD_OK);
+    TU_ASSERT_STATUS(
+        pld_window_host_view(
+            w, (pld_dtensor){.buf = fresh, .dtype = PLD_FP32, .ndim = 1, .shape = {16}}, 1, &fv),
+        PLD_OK);
     for (int i = 0; i < 16; i++)
         cr_expect_eq(((float *)fv.data)[i], 0.0f, "the new window was written at %d", i);
     pld_world_finalize(w);
 }
 
-Test(lifetime, window_freed_twice_and_used_after_free_thread, .timeout = 30) {
+Test(lifetime, window_freed_twice_and_used_after_free_thread, .timeout = 30)
+{
     window_freed_twice_and_used("thread");
 }
 
-Test(lifetime, window_freed_twice_and_used_after_free_process, .timeout = 30) {
+Test(lifetime, window_freed_twice_and_used_after_free_process, .timeout = 30)
+{
     window_freed_twice_and_used("process");
 }
 
@@ -231,17 +236,20 @@ static void host_calls_inside_a_kernel(const char *transport)
     pld_world_finalize(w);
 }
 
-Test(lifetime, host_calls_inside_a_kernel_thread, .timeout = 30) {
+Test(lifetime, host_calls_inside_a_kernel_thread, .timeout = 30)
+{
     host_calls_inside_a_kernel("thread");
 }
 
-Test(lifetime, host_calls_inside_a_kernel_process, .timeout = 30) {
+Test(lifetime, host_calls_inside_a_kernel_process, .timeout = 30)
+{
     host_calls_inside_a_kernel("process");
 }
 
 /* ---- worlds ----------------------------------------------------------- */
 
-Test(lifetime, calls_after_finalize, .timeout = 30) {
+Test(lifetime, calls_after_finalize, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 64, "data", &buf), PLD_OK);
@@ -284,11 +292,13 @@ static void host_blocks(const char *transport)
     pld_world_finalize(w);
 }
 
-Test(lifetime, host_free_of_malloc_memory_or_twice_thread, .timeout = 30) {
+Test(lifetime, host_free_of_malloc_memory_or_twice_thread, .timeout = 30)
+{
     host_blocks("thread");
 }
 
-Test(lifetime, host_free_of_malloc_memory_or_twice_process, .timeout = 30) {
+Test(lifetime, host_free_of_malloc_memory_or_twice_process, .timeout = 30)
+{
     host_blocks("process");
 }
 
@@ -339,11 +349,13 @@ static void two_threads_launch(const char *transport)
     pld_world_finalize(w);
 }
 
-Test(lifetime, two_host_threads_launch_on_one_world_thread, .timeout = 60) {
+Test(lifetime, two_host_threads_launch_on_one_world_thread, .timeout = 60)
+{
     two_threads_launch("thread");
 }
 
-Test(lifetime, two_host_threads_launch_on_one_world_process, .timeout = 60) {
+Test(lifetime, two_host_threads_launch_on_one_world_process, .timeout = 60)
+{
     two_threads_launch("process");
 }
 
@@ -362,11 +374,13 @@ static void other_world(const char *transport)
     pld_world_finalize(a);
 }
 
-Test(lifetime, window_of_another_world_thread, .timeout = 30) {
+Test(lifetime, window_of_another_world_thread, .timeout = 30)
+{
     other_world("thread");
 }
 
-Test(lifetime, window_of_another_world_process, .timeout = 30) {
+Test(lifetime, window_of_another_world_process, .timeout = 30)
+{
     other_world("process");
 }
 
@@ -410,12 +424,14 @@ static void rank_on_host(void)
     (void)pld_rank(NULL);
 }
 
-Test(lifetime, kernel_calls_with_a_null_context_say_so, .timeout = 30) {
+Test(lifetime, kernel_calls_with_a_null_context_say_so, .timeout = 30)
+{
     expect_abort_saying(barrier_on_host, "pld: pld_barrier: the context is NULL");
     expect_abort_saying(rank_on_host, "pld: pld_rank: the context is NULL");
 }
 
-Test(lifetime, every_world_call_after_finalize_is_refused, .timeout = 30) {
+Test(lifetime, every_world_call_after_finalize_is_refused, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_dtensor sig = tu_signal(w, "sig", 1);
     pld_world_finalize(w);

@@ -48,7 +48,6 @@ static void run_logged(const char *dir, const char *transport, const char *level
     pld_world_finalize(w);
 }
 
-
 /* Every line of text has the shape, names this host and `pid`; returns
  * the number of lines. */
 static int check_lines(const char *text, long pid)

@@ -3,15 +3,15 @@
  * empty message: each is a clear status naming the call and the values. */
 #include "test_util.h"
 
-Test(misuse, view_whose_element_count_overflows, .timeout = 30) {
+Test(misuse, view_whose_element_count_overflows, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 64, "tiny", &buf), PLD_OK);
     pld_dtensor t;
     /* 2^32 x 2^32 fp32: each extent is allowed, their product is not */
     const int64_t big = (int64_t)1 << 32;
-    TU_ASSERT_STATUS(pld_window(buf, PLD_FP32, 2, (const int64_t[]){big, big}, &t),
-                     PLD_ERR_BOUNDS);
+    TU_ASSERT_STATUS(pld_window(buf, PLD_FP32, 2, (const int64_t[]){big, big}, &t), PLD_ERR_BOUNDS);
     TU_EXPECT_CONTAINS(pld_world_error(w), "pld_window: view fp32 [4294967296,4294967296]");
     TU_EXPECT_CONTAINS(pld_world_error(w), "more than 2^40 elements");
     TU_EXPECT_CONTAINS(pld_world_error(w), "'tiny' has 64 bytes");
@@ -23,7 +23,8 @@ Test(misuse, view_whose_element_count_overflows, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(misuse, view_with_null_shape_names_it, .timeout = 30) {
+Test(misuse, view_with_null_shape_names_it, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 64, "data", &buf), PLD_OK);
@@ -35,7 +36,8 @@ Test(misuse, view_with_null_shape_names_it, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-static void expect_bad_devices(const char *devices, const char *words) {
+static void expect_bad_devices(const char *devices, const char *words)
+{
     pld_config cfg = {.devices = devices};
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &cfg);
@@ -48,7 +50,8 @@ static void expect_bad_devices(const char *devices, const char *words) {
     TU_EXPECT_CONTAINS(pld_last_error(), words);
 }
 
-Test(misuse, device_ids_out_of_range_are_not_wrapped, .timeout = 30) {
+Test(misuse, device_ids_out_of_range_are_not_wrapped, .timeout = 30)
+{
     expect_bad_devices("99999999999", "device '99999999999' in '99999999999' is out of range");
     expect_bad_devices("2147483648", "device '2147483648' in '2147483648' is out of range");
     /* 2^32 + 1 used to wrap to 1 and read as a duplicate of the next id */
@@ -56,7 +59,8 @@ Test(misuse, device_ids_out_of_range_are_not_wrapped, .timeout = 30) {
     expect_bad_devices("0-99999999999", "is out of range: ids are 0..2147483647");
 }
 
-Test(misuse, counters_of_a_rank_outside_the_world, .timeout = 30) {
+Test(misuse, counters_of_a_rank_outside_the_world, .timeout = 30)
+{
     pld_world *w = tu_world("0,1");
     pld_counters k;
     TU_ASSERT_STATUS(pld_rank_counters(w, 9, &k), PLD_ERR_ARG);
@@ -92,7 +96,8 @@ static void tile_meets_1d(pld_ctx *c, void *arg)
            out[6], out[7]);
 }
 
-Test(misuse, tiles_move_to_and_from_1d_tensors_and_windows, .timeout = 30) {
+Test(misuse, tiles_move_to_and_from_1d_tensors_and_windows, .timeout = 30)
+{
     pld_world *w = tu_world("0,1");
     pld_dtensor *line = tu_host_alloc(w, sizeof *line);
     *line = tu_window(w, "line", PLD_FP32, 1, PLD_IDX(8));
@@ -100,7 +105,8 @@ Test(misuse, tiles_move_to_and_from_1d_tensors_and_windows, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(misuse, element_count_of_a_huge_shape_does_not_overflow, .timeout = 30) {
+Test(misuse, element_count_of_a_huge_shape_does_not_overflow, .timeout = 30)
+{
     const int64_t big = ((int64_t)1 << 32) + 1;
     cr_expect_eq(pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, 2, PLD_IDX(big, big))), -1);
     cr_expect_eq(pld_tensor_numel(pld_tensor_make(NULL, PLD_FP32, 2, PLD_IDX(3, 5))), 15);

@@ -35,8 +35,10 @@ static void kernel(pld_ctx *c, void *p)
             float e = val(0, j);
             for (int r = 1; r < n; r++) {
                 float x = val(r, j);
-                e = a->op == PLD_SUM ? e + x : a->op == PLD_MAX ? (x > e ? x : e)
-                    : a->op == PLD_MIN ? (x < e ? x : e) : e * x;
+                e = a->op == PLD_SUM   ? e + x
+                    : a->op == PLD_MAX ? (x > e ? x : e)
+                    : a->op == PLD_MIN ? (x < e ? x : e)
+                                       : e * x;
             }
             if (v[j] != e)
                 pld_fail(c, "op %d col %d: got %g want %g", (int)a->op, j, v[j], e);
@@ -99,6 +101,16 @@ static void expect(int kind, pld_status want, const char *needle)
     pld_world_finalize(w);
 }
 
-Test(remote_reduce, outside_the_window) { expect(1, PLD_ERR_BOUNDS, "pld_remote_reduce: src region [4,0]+[1,32] is outside window 'data' [4,32]"); }
-Test(remote_reduce, bad_op) { expect(2, PLD_ERR_ARG, "op 9 is not a pld_reduce_op"); }
-Test(remote_reduce, dtype_mismatch) { expect(3, PLD_ERR_ARG, "is int32 but window 'data' is fp32"); }
+Test(remote_reduce, outside_the_window)
+{
+    expect(1, PLD_ERR_BOUNDS,
+           "pld_remote_reduce: src region [4,0]+[1,32] is outside window 'data' [4,32]");
+}
+Test(remote_reduce, bad_op)
+{
+    expect(2, PLD_ERR_ARG, "op 9 is not a pld_reduce_op");
+}
+Test(remote_reduce, dtype_mismatch)
+{
+    expect(3, PLD_ERR_ARG, "is int32 but window 'data' is fp32");
+}

@@ -15,7 +15,8 @@ typedef struct rma_args {
 
 /* ---- 2-D ---------------------------------------------------------------- */
 
-static void k_rma_2d(pld_ctx *c, void *arg) {
+static void k_rma_2d(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     float *d = pld_local(c, a->data).data;
@@ -50,7 +51,8 @@ static void k_rma_2d(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-Test(rma, load_store_2d_offsets, .timeout = 30) {
+Test(rma, load_store_2d_offsets, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -74,11 +76,13 @@ Test(rma, load_store_2d_offsets, .timeout = 30) {
 
 /* ---- 3-D: the tile lands on the innermost two dims ---------------------- */
 
-static int32_t v3(int r, int x, int y, int z) {
+static int32_t v3(int r, int x, int y, int z)
+{
     return r * 1000 + x * 100 + y * 10 + z;
 }
 
-static void k_rma_3d(pld_ctx *c, void *arg) {
+static void k_rma_3d(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int32_t *d = pld_local(c, a->data).data;
@@ -105,7 +109,8 @@ static void k_rma_3d(pld_ctx *c, void *arg) {
     pld_remote_store(c, s, a->out, (me + 1) % P, PLD_IDX(1, 0, 2), PLD_ATOMIC_NONE);
 }
 
-Test(rma, load_store_3d_offsets, .timeout = 30) {
+Test(rma, load_store_3d_offsets, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data3", PLD_INT32, 3, (const int64_t[]){2, 3, 8});
@@ -119,7 +124,8 @@ Test(rma, load_store_3d_offsets, .timeout = 30) {
             for (int y = 0; y < 3; y++)
                 for (int z = 0; z < 8; z++) {
                     int32_t want = 0;
-                    if (x == 1 && z >= 2 && z < 7) want = prv * 100 + y * 5 + (z - 2) + 1;
+                    if (x == 1 && z >= 2 && z < 7)
+                        want = prv * 100 + y * 5 + (z - 2) + 1;
                     cr_assert_eq(o[(x * 3 + y) * 8 + z], want,
                                  "rank %d out3[%d,%d,%d] = %d, expected %d", r, x, y, z,
                                  o[(x * 3 + y) * 8 + z], want);
@@ -130,7 +136,8 @@ Test(rma, load_store_3d_offsets, .timeout = 30) {
 
 /* ---- ring shift ----------------------------------------------------------- */
 
-static void k_ring_shift(pld_ctx *c, void *arg) {
+static void k_ring_shift(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -158,7 +165,8 @@ static void k_ring_shift(pld_ctx *c, void *arg) {
                (double)ud[j], prv * 100 + j);
 }
 
-static void ring_shift(const char *devices) {
+static void ring_shift(const char *devices)
+{
     pld_world *w = tu_world(devices);
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "x", PLD_FP32, 2, (const int64_t[]){1, 16});
@@ -168,19 +176,23 @@ static void ring_shift(const char *devices) {
     pld_world_finalize(w);
 }
 
-Test(rma, ring_shift_p4, .timeout = 30) {
+Test(rma, ring_shift_p4, .timeout = 30)
+{
     ring_shift("0-3");
 }
-Test(rma, ring_shift_p3, .timeout = 30) {
+Test(rma, ring_shift_p3, .timeout = 30)
+{
     ring_shift("0-2");
 }
-Test(rma, ring_shift_p1, .timeout = 30) {
+Test(rma, ring_shift_p1, .timeout = 30)
+{
     ring_shift("0");
 }
 
 /* ---- identity path -------------------------------------------------------- */
 
-static void k_identity(pld_ctx *c, void *arg) {
+static void k_identity(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c);
     pld_tile *t = pld_tile_create(c, PLD_FP32, 2, 4);
@@ -206,7 +218,8 @@ static void k_identity(pld_ctx *c, void *arg) {
            (double)d[2 * 8 + 3]);
 }
 
-Test(rma, peer_is_me_identity_path, .timeout = 30) {
+Test(rma, peer_is_me_identity_path, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -219,11 +232,13 @@ Test(rma, peer_is_me_identity_path, .timeout = 30) {
 #define AR 4
 #define AC 32
 
-static double atomic_val(int r, int j) {
+static double atomic_val(int r, int j)
+{
     return (double)((r + 1) * (j % 3 + 1));
 }
 
-static void k_atomic_add(pld_ctx *c, void *arg) {
+static void k_atomic_add(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c);
     pld_tile *t = pld_tile_create(c, a->dt, AR, AC);
@@ -235,7 +250,8 @@ static void k_atomic_add(pld_ctx *c, void *arg) {
         pld_remote_store(c, t, a->out, 0, PLD_IDX(1, 3), PLD_ATOMIC_ADD);
 }
 
-static void atomic_add(pld_dtype dt, int iters) {
+static void atomic_add(pld_dtype dt, int iters)
+{
     pld_world *w = tu_world("0-3");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -259,28 +275,35 @@ static void atomic_add(pld_dtype dt, int iters) {
 }
 
 /* iteration counts keep every partial sum exact in the dtype */
-Test(rma, atomic_add_fp32, .timeout = 30) {
+Test(rma, atomic_add_fp32, .timeout = 30)
+{
     atomic_add(PLD_FP32, 500);
 }
-Test(rma, atomic_add_fp16, .timeout = 30) {
+Test(rma, atomic_add_fp16, .timeout = 30)
+{
     atomic_add(PLD_FP16, 64);
 }
-Test(rma, atomic_add_bf16, .timeout = 30) {
+Test(rma, atomic_add_bf16, .timeout = 30)
+{
     atomic_add(PLD_BF16, 8);
 }
-Test(rma, atomic_add_int32, .timeout = 30) {
+Test(rma, atomic_add_int32, .timeout = 30)
+{
     atomic_add(PLD_INT32, 500);
 }
-Test(rma, atomic_add_int16, .timeout = 30) {
+Test(rma, atomic_add_int16, .timeout = 30)
+{
     atomic_add(PLD_INT16, 500);
 }
-Test(rma, atomic_add_int8, .timeout = 30) {
+Test(rma, atomic_add_int8, .timeout = 30)
+{
     atomic_add(PLD_INT8, 4);
 }
 
 /* Heavy contention: every rank adds 1 into the same 8 cells of rank 0,
  * starting together; a lost update shows as a short total. */
-static void k_atomic_contended(pld_ctx *c, void *arg) {
+static void k_atomic_contended(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     pld_tile *t = pld_tile_create(c, a->dt, 1, 8);
     void *td = pld_tile_data(t);
@@ -291,7 +314,8 @@ static void k_atomic_contended(pld_ctx *c, void *arg) {
         pld_remote_store(c, t, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
 }
 
-static void atomic_contended(pld_dtype dt, int iters) {
+static void atomic_contended(pld_dtype dt, int iters)
+{
     pld_world *w = tu_world("0-3");
     rma_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -307,28 +331,35 @@ static void atomic_contended(pld_dtype dt, int iters) {
     pld_world_finalize(w);
 }
 
-Test(rma, atomic_add_contended_fp32, .timeout = 60) {
+Test(rma, atomic_add_contended_fp32, .timeout = 60)
+{
     atomic_contended(PLD_FP32, 50000);
 }
-Test(rma, atomic_add_contended_int32, .timeout = 60) {
+Test(rma, atomic_add_contended_int32, .timeout = 60)
+{
     atomic_contended(PLD_INT32, 50000);
 }
-Test(rma, atomic_add_contended_int16, .timeout = 60) {
+Test(rma, atomic_add_contended_int16, .timeout = 60)
+{
     atomic_contended(PLD_INT16, 8000);
 }
-Test(rma, atomic_add_contended_fp16, .timeout = 60) {
+Test(rma, atomic_add_contended_fp16, .timeout = 60)
+{
     atomic_contended(PLD_FP16, 512);
 }
 
-static void k_atomic_unsupported(pld_ctx *c, void *arg) {
+static void k_atomic_unsupported(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
-    if (pld_rank(c) != 1) return;
+    if (pld_rank(c) != 1)
+        return;
     pld_tile *t = pld_tile_create(c, a->dt, 1, 4);
     pld_remote_store(c, t, a->out, 0, PLD_IDX(0, 0), PLD_ATOMIC_ADD);
     a->after[1] = 1;
 }
 
-Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30) {
+Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30)
+{
     const pld_dtype dts[] = {PLD_UINT8, PLD_INT64, PLD_FP64};
     pld_world *w = tu_world(NULL);
     rma_args *a = tu_host_alloc(w, sizeof *a);
@@ -348,7 +379,8 @@ Test(rma, atomic_add_other_dtypes_unsupported, .timeout = 30) {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void k_rma_errors(pld_ctx *c, void *arg) {
+static void k_rma_errors(pld_ctx *c, void *arg)
+{
     rma_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me == 0) { /* blocked until the abort releases it */
@@ -404,7 +436,8 @@ static void k_rma_errors(pld_ctx *c, void *arg) {
     a->after[1] = 1;
 }
 
-Test(rma, errors, .timeout = 30) {
+Test(rma, errors, .timeout = 30)
+{
     const struct {
         pld_status st;
         const char *api;

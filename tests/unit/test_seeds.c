@@ -31,11 +31,13 @@ typedef struct ag_args {
     float y[PMAX][PMAX * S]; /* each rank's gathered output, for the host */
 } ag_args;
 
-static float xval(int base, int r, int j) {
+static float xval(int base, int r, int j)
+{
     return (float)(base * 1000 + r * 100 + j + 1);
 }
 
-static void golden_check(pld_ctx *c, const float *y, int base) {
+static void golden_check(pld_ctx *c, const float *y, int base)
+{
     int me = pld_rank(c), P = pld_nranks(c);
     for (int p = 0; p < P; p++)
         for (int j = 0; j < S; j++)
@@ -44,7 +46,8 @@ static void golden_check(pld_ctx *c, const float *y, int base) {
                          p * S + j, p, (double)y[p * S + j], (double)xval(base, p, j));
 }
 
-static void k_allgather_hand(pld_ctx *c, void *arg) {
+static void k_allgather_hand(pld_ctx *c, void *arg)
+{
     ag_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     float x[S], y[PMAX * S];
@@ -58,7 +61,8 @@ static void k_allgather_hand(pld_ctx *c, void *arg) {
         /* writers: stage only once the reader says it is done reading */
         pld_wait(c, a->late, PLD_IDX(0, 0), 1, PLD_WAIT_GE);
     }
-    if (a->mode == AG_LATE_WRITERS && me != 0) tu_sleep_ms(50);
+    if (a->mode == AG_LATE_WRITERS && me != 0)
+        tu_sleep_ms(50);
 
     /* Phase 1: stage this rank's slice into its own row. */
     pld_tile *local = pld_tile_create(c, PLD_FP32, 1, S);
@@ -73,9 +77,11 @@ static void k_allgather_hand(pld_ctx *c, void *arg) {
     /* Phase 2: barrier -- notify every peer, wait on every peer slot. */
     if (a->mode != AG_NO_BARRIER) {
         for (int peer = 0; peer < P; peer++)
-            if (peer != me) pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
+            if (peer != me)
+                pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
         for (int src = 0; src < P; src++)
-            if (src != me) pld_wait(c, a->sig, PLD_IDX(src, 0), a->base, PLD_WAIT_GE);
+            if (src != me)
+                pld_wait(c, a->sig, PLD_IDX(src, 0), a->base, PLD_WAIT_GE);
     }
 
     /* Phase 3: gather -- pull every peer's row into the output. */
@@ -98,10 +104,12 @@ static void k_allgather_hand(pld_ctx *c, void *arg) {
         pld_barrier(c, a->bsig); /* every rank has published y */
     }
     golden_check(c, y, a->base);
-    if (a->mode != AG_NO_BARRIER) pld_barrier(c, a->bsig); /* peers may still read my row */
+    if (a->mode != AG_NO_BARRIER)
+        pld_barrier(c, a->bsig); /* peers may still read my row */
 }
 
-static ag_args *ag_setup(pld_world *w) {
+static ag_args *ag_setup(pld_world *w)
+{
     ag_args *a = tu_host_alloc(w, sizeof *a);
     int P = pld_world_size(w);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){P, S});
@@ -112,7 +120,8 @@ static ag_args *ag_setup(pld_world *w) {
     return a;
 }
 
-static void expect_y(const ag_args *a, int rank, int slot, int base, int src_rank) {
+static void expect_y(const ag_args *a, int rank, int slot, int base, int src_rank)
+{
     for (int j = 0; j < S; j++) {
         float want = src_rank < 0 ? 0.0f : xval(base, src_rank, j);
         cr_expect_eq(a->y[rank][slot * S + j], want, "rank %d y slot %d [%d] = %g, expected %g",
@@ -120,7 +129,8 @@ static void expect_y(const ag_args *a, int rank, int slot, int base, int src_ran
     }
 }
 
-Test(seeds, allgather_hand_correct_p4, .timeout = 30) {
+Test(seeds, allgather_hand_correct_p4, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_CORRECT;
@@ -133,7 +143,8 @@ Test(seeds, allgather_hand_correct_p4, .timeout = 30) {
 
 /* "行顺序错误 -- 输出偏移 != 对端 rank": every rank internally consistent,
  * the golden still fails. */
-Test(seeds, allgather_wrong_slot_fails_golden, .timeout = 30) {
+Test(seeds, allgather_wrong_slot_fails_golden, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_WRONG_SLOT;
@@ -147,7 +158,8 @@ Test(seeds, allgather_wrong_slot_fails_golden, .timeout = 30) {
 }
 
 /* "每个 rank 显示自己的 slice -- 读取自己的 window 而非对端" */
-Test(seeds, allgather_own_window_fails_golden, .timeout = 30) {
+Test(seeds, allgather_own_window_fails_golden, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_OWN_WINDOW;
@@ -162,7 +174,8 @@ Test(seeds, allgather_own_window_fails_golden, .timeout = 30) {
 /* "P=4 时数据陈旧 -- stage 与 gather 之间缺少 barrier": the reader reads
  * before the writers stage. On a fresh window it sees zeros; after an
  * earlier round it sees that round's (stale) values. */
-Test(seeds, allgather_missing_barrier_reads_zeros, .timeout = 30) {
+Test(seeds, allgather_missing_barrier_reads_zeros, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_NO_BARRIER;
@@ -175,7 +188,8 @@ Test(seeds, allgather_missing_barrier_reads_zeros, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(seeds, allgather_missing_barrier_reads_stale_round, .timeout = 30) {
+Test(seeds, allgather_missing_barrier_reads_stale_round, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_CORRECT;
@@ -199,7 +213,8 @@ Test(seeds, allgather_missing_barrier_reads_stale_round, .timeout = 30) {
 }
 
 /* The fix: with the barrier, late writers are waited for. */
-Test(seeds, allgather_barrier_waits_for_late_writers, .timeout = 30) {
+Test(seeds, allgather_barrier_waits_for_late_writers, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     ag_args *a = ag_setup(w);
     a->mode = AG_LATE_WRITERS;
@@ -230,11 +245,13 @@ typedef struct a2a_args {
     int32_t y[PMAX][PMAX * S];
 } a2a_args;
 
-static int32_t a2a_val(int r, int d, int j) {
+static int32_t a2a_val(int r, int d, int j)
+{
     return r * 1000 + d * 100 + j;
 }
 
-static void a2a_set_barrier(pld_ctx *c, a2a_args *a, int32_t expected, pld_wait_cmp cmp) {
+static void a2a_set_barrier(pld_ctx *c, a2a_args *a, int32_t expected, pld_wait_cmp cmp)
+{
     int me = pld_rank(c), P = pld_nranks(c);
     for (int peer = 0; peer < P; peer++)
         if (peer != me) {
@@ -242,10 +259,12 @@ static void a2a_set_barrier(pld_ctx *c, a2a_args *a, int32_t expected, pld_wait_
             pld_notify(c, a->sig, peer, PLD_IDX(cell, 0), 1, PLD_NOTIFY_SET);
         }
     for (int src = 0; src < P; src++)
-        if (src != me) pld_wait(c, a->sig, PLD_IDX(src, 0), expected, cmp);
+        if (src != me)
+            pld_wait(c, a->sig, PLD_IDX(src, 0), expected, cmp);
 }
 
-static void k_all_to_all_hand(pld_ctx *c, void *arg) {
+static void k_all_to_all_hand(pld_ctx *c, void *arg)
+{
     a2a_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int32_t x[PMAX * S];
@@ -292,7 +311,8 @@ static void k_all_to_all_hand(pld_ctx *c, void *arg) {
                          y[src * S + j], a2a_val(src, me, j));
 }
 
-static a2a_args *a2a_setup(pld_world *w) {
+static a2a_args *a2a_setup(pld_world *w)
+{
     a2a_args *a = tu_host_alloc(w, sizeof *a);
     int P = pld_world_size(w);
     a->data = tu_window(w, "data", PLD_INT32, 2, (const int64_t[]){P, S});
@@ -301,7 +321,8 @@ static a2a_args *a2a_setup(pld_world *w) {
     return a;
 }
 
-static void a2a_golden(const char *devices) {
+static void a2a_golden(const char *devices)
+{
     pld_world *w = tu_world(devices);
     int P = pld_world_size(w);
     a2a_args *a = a2a_setup(w);
@@ -315,15 +336,18 @@ static void a2a_golden(const char *devices) {
     pld_world_finalize(w);
 }
 
-Test(seeds, all_to_all_hand_correct_p2, .timeout = 30) {
+Test(seeds, all_to_all_hand_correct_p2, .timeout = 30)
+{
     a2a_golden("0,1");
 }
-Test(seeds, all_to_all_hand_correct_p4, .timeout = 30) {
+Test(seeds, all_to_all_hand_correct_p4, .timeout = 30)
+{
     a2a_golden("0-3");
 }
 
 /* "给目标 d 的分块落入错误的对端 -- put 的对端 != 目标行" */
-Test(seeds, all_to_all_wrong_peer_fails_golden, .timeout = 30) {
+Test(seeds, all_to_all_wrong_peer_fails_golden, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_WRONG_PEER;
@@ -338,7 +362,8 @@ Test(seeds, all_to_all_wrong_peer_fails_golden, .timeout = 30) {
 }
 
 /* "输出是我自己的分块而非对端的 -- 读回自己的行" */
-Test(seeds, all_to_all_own_row_fails_golden, .timeout = 30) {
+Test(seeds, all_to_all_own_row_fails_golden, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_OWN_ROW;
@@ -353,7 +378,8 @@ Test(seeds, all_to_all_own_row_fails_golden, .timeout = 30) {
 
 /* "源/目标混叠损坏 -- 输入与目标用同一缓冲": the self iteration moves a
  * row onto itself, which pld rejects as an alias. */
-Test(seeds, all_to_all_same_window_is_alias, .timeout = 30) {
+Test(seeds, all_to_all_same_window_is_alias, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_ALIAS;
@@ -363,7 +389,8 @@ Test(seeds, all_to_all_same_window_is_alias, .timeout = 30) {
 }
 
 /* "某个 rank 挂起 -- Set notify/wait 不匹配": reported, not hung. */
-static void expect_deadlock(pld_world *w, a2a_args *a, const char *const *lines, int n) {
+static void expect_deadlock(pld_world *w, a2a_args *a, const char *const *lines, int n)
+{
     double t0 = tu_now_ms();
     pld_status st = pld_launch(w, k_all_to_all_hand, a);
     double dt = tu_now_ms() - t0;
@@ -383,7 +410,8 @@ static void expect_deadlock(pld_world *w, a2a_args *a, const char *const *lines,
     }
 }
 
-Test(seeds, set_wrong_cell_hang_is_deadlock, .timeout = 30) {
+Test(seeds, set_wrong_cell_hang_is_deadlock, .timeout = 30)
+{
     pld_world *w = tu_world("0,1");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_WRONG_CELL;
@@ -402,7 +430,8 @@ Test(seeds, set_wrong_cell_hang_is_deadlock, .timeout = 30) {
 
 /* Hand-rolled Set barriers do not self-clear: reusing one needs a higher
  * threshold that Set can never reach. */
-Test(seeds, reused_set_signal_hang_is_deadlock, .timeout = 30) {
+Test(seeds, reused_set_signal_hang_is_deadlock, .timeout = 30)
+{
     pld_world *w = tu_world("4,5");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_REUSED_SET;
@@ -414,7 +443,8 @@ Test(seeds, reused_set_signal_hang_is_deadlock, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(seeds, set_eq_mismatch_hang_is_deadlock, .timeout = 30) {
+Test(seeds, set_eq_mismatch_hang_is_deadlock, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     a2a_args *a = a2a_setup(w);
     a->mode = A2A_SET_EQ;

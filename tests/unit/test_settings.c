@@ -13,7 +13,8 @@
 
 /* pld_world_init with `var`=`value` must fail with PLD_ERR_ARG and a
  * message containing `words`. */
-static void expect_bad(const char *var, const char *value, const char *words) {
+static void expect_bad(const char *var, const char *value, const char *words)
+{
     setenv(var, value, 1);
     pld_config cfg = {.transport = getenv("PLD_TEST_TRANSPORT")};
     pld_world *w = NULL;
@@ -29,7 +30,8 @@ static void expect_bad(const char *var, const char *value, const char *words) {
 }
 
 /* A world with `var`=`value` (NULL: unset); asserts it starts. */
-static pld_world *world_with(const char *var, const char *value, const char *platform) {
+static pld_world *world_with(const char *var, const char *value, const char *platform)
+{
     if (value)
         setenv(var, value, 1);
     else
@@ -43,7 +45,8 @@ static pld_world *world_with(const char *var, const char *value, const char *pla
     return w;
 }
 
-static int timeout_with(const char *value) {
+static int timeout_with(const char *value)
+{
     pld_world *w = world_with("PLD_WAIT_TIMEOUT_MS", value, NULL);
     int ms = pld__world_wait_timeout_ms(w);
     pld_world_finalize(w);
@@ -53,7 +56,8 @@ static int timeout_with(const char *value) {
 #define DURATION_FORMS                                                                             \
     "(accepted: an integer in milliseconds 1..2147483647, or with a unit: 1500ms, 2s, 5min)"
 
-Test(settings, wait_timeout_bad_forms_are_errors, .timeout = 30) {
+Test(settings, wait_timeout_bad_forms_are_errors, .timeout = 30)
+{
     expect_bad("PLD_WAIT_TIMEOUT_MS", "abc",
                "pld_world_init: PLD_WAIT_TIMEOUT_MS=abc: not a duration " DURATION_FORMS);
     expect_bad("PLD_WAIT_TIMEOUT_MS", "-5",
@@ -74,7 +78,8 @@ Test(settings, wait_timeout_bad_forms_are_errors, .timeout = 30) {
     expect_bad("PLD_WAIT_TIMEOUT_MS", "1h", "unknown unit 'h'");
 }
 
-Test(settings, wait_timeout_good_forms, .timeout = 30) {
+Test(settings, wait_timeout_good_forms, .timeout = 30)
+{
     cr_expect_eq(timeout_with(NULL), 60000);
     cr_expect_eq(timeout_with(""), 60000, "an empty value is unset");
     cr_expect_eq(timeout_with("250"), 250, "a bare integer is milliseconds");
@@ -92,7 +97,8 @@ Test(settings, wait_timeout_good_forms, .timeout = 30) {
     unsetenv("PLD_WAIT_TIMEOUT_MS");
 }
 
-Test(settings, check_words_are_strict, .timeout = 30) {
+Test(settings, check_words_are_strict, .timeout = 30)
+{
     expect_bad("PLD_CHECK", "races",
                "pld_world_init: PLD_CHECK=races: unknown word 'races' (accepted: signals, race, "
                "noargs, all, comma-separated)");
@@ -116,7 +122,8 @@ Test(settings, check_words_are_strict, .timeout = 30) {
 
 #define BYTES_FORMS "(accepted: a size in bytes 1K..1G, a bare integer or with a suffix K, M or G"
 
-Test(settings, ub_bytes_bad_forms_are_errors, .timeout = 30) {
+Test(settings, ub_bytes_bad_forms_are_errors, .timeout = 30)
+{
     expect_bad("PLD_UB_BYTES", "abc",
                "pld_world_init: PLD_UB_BYTES=abc: not a size in bytes " BYTES_FORMS);
     expect_bad("PLD_UB_BYTES", "1T", "PLD_UB_BYTES=1T: unknown unit 'T' " BYTES_FORMS);
@@ -129,7 +136,8 @@ Test(settings, ub_bytes_bad_forms_are_errors, .timeout = 30) {
     expect_bad("PLD_UB_BYTES", "64KB", "PLD_UB_BYTES=64KB: unknown unit 'KB'");
 }
 
-static size_t ub_with(const char *value) {
+static size_t ub_with(const char *value)
+{
     pld_world *w = world_with("PLD_UB_BYTES", value, NULL);
     pld_info_limits lim;
     pld_world_limits(w, &lim);
@@ -137,7 +145,8 @@ static size_t ub_with(const char *value) {
     return lim.ub_bytes;
 }
 
-Test(settings, ub_bytes_good_forms, .timeout = 30) {
+Test(settings, ub_bytes_good_forms, .timeout = 30)
+{
     cr_expect_eq(ub_with(NULL), 192 * 1024);
     cr_expect_eq(ub_with(""), 192 * 1024);
     cr_expect_eq(ub_with("65536"), 65536);
@@ -147,7 +156,8 @@ Test(settings, ub_bytes_good_forms, .timeout = 30) {
     cr_expect_eq(ub_with("1G"), 1 << 30);
 }
 
-Test(settings, urma_sq_depth, .timeout = 30) {
+Test(settings, urma_sq_depth, .timeout = 30)
+{
     expect_bad("PLD_URMA_SQ_DEPTH", "abc",
                "pld_world_init: PLD_URMA_SQ_DEPTH=abc: not an integer (accepted: an integer "
                "4..1048576 (WQEBBs))");
@@ -160,7 +170,8 @@ Test(settings, urma_sq_depth, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(settings, debug_level_is_a_known_word, .timeout = 30) {
+Test(settings, debug_level_is_a_known_word, .timeout = 30)
+{
     expect_bad("PLD_DEBUG", "bogus",
                "pld_world_init: PLD_DEBUG=bogus: unknown word 'bogus' (accepted: one of OFF, "
                "WARN, INFO, TRACE)");
@@ -168,7 +179,8 @@ Test(settings, debug_level_is_a_known_word, .timeout = 30) {
     pld_world_finalize(world_with("PLD_DEBUG", "off", NULL));
 }
 
-Test(settings, booleans_are_0_or_1, .timeout = 30) {
+Test(settings, booleans_are_0_or_1, .timeout = 30)
+{
     expect_bad("PLD_PIN", "abc", "pld_world_init: PLD_PIN=abc: not 0 or 1 (accepted: 0 or 1)");
     expect_bad("PLD_PIN", "-1", "PLD_PIN=-1: not 0 or 1 (accepted: 0 or 1)");
     expect_bad("PLD_IR", "yes", "PLD_IR=yes: not 0 or 1");
@@ -178,7 +190,8 @@ Test(settings, booleans_are_0_or_1, .timeout = 30) {
     pld_world_finalize(world_with("PLD_IR", "0", NULL));
 }
 
-Test(settings, spin_and_yields_are_counts, .timeout = 30) {
+Test(settings, spin_and_yields_are_counts, .timeout = 30)
+{
     expect_bad("PLD_SPIN", "-1",
                "PLD_SPIN=-1: out of range: the minimum is 0 (accepted: an "
                "integer 0..2147483647 (iterations))");
@@ -187,7 +200,8 @@ Test(settings, spin_and_yields_are_counts, .timeout = 30) {
     pld_world_finalize(world_with("PLD_SPIN", "0", NULL));
 }
 
-Test(settings, sched_seed, .timeout = 30) {
+Test(settings, sched_seed, .timeout = 30)
+{
     expect_bad("PLD_SCHED", "x",
                "pld_world_init: PLD_SCHED=x: not a seed (accepted: an integer "
                "0..18446744073709551615, decimal or 0x hex)");
@@ -203,7 +217,8 @@ Test(settings, sched_seed, .timeout = 30) {
 }
 
 /* touches 32 KiB of the rank thread's stack */
-static void kernel_stack(pld_ctx *c, void *arg) {
+static void kernel_stack(pld_ctx *c, void *arg)
+{
     (void)c;
     (void)arg;
     volatile char buf[32 << 10];
@@ -211,7 +226,8 @@ static void kernel_stack(pld_ctx *c, void *arg) {
         buf[i] = (char)i;
 }
 
-Test(settings, stack_bytes, .timeout = 30) {
+Test(settings, stack_bytes, .timeout = 30)
+{
     expect_bad("PLD_STACK_BYTES", "abc",
                "pld_world_init: PLD_STACK_BYTES=abc: not a size in bytes "
                "(accepted: a size in bytes 64K..1G");
@@ -233,7 +249,8 @@ Test(settings, stack_bytes, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(settings, runaway_value_is_cut_in_the_message, .timeout = 30) {
+Test(settings, runaway_value_is_cut_in_the_message, .timeout = 30)
+{
     char big[400];
     memset(big, '7', sizeof big - 1);
     big[sizeof big - 1] = '\0';
@@ -241,7 +258,8 @@ Test(settings, runaway_value_is_cut_in_the_message, .timeout = 30) {
     cr_expect_lt(strlen(pld_last_error()), 300, "message: %s", pld_last_error());
 }
 
-Test(settings, table_is_complete, .timeout = 30) {
+Test(settings, table_is_complete, .timeout = 30)
+{
     for (int i = 0; i < PLD__S_COUNT_; i++) {
         const pld__setting *s = pld__setting_get((pld__setting_id)i);
         cr_assert(s && s->name, "entry %d has no name", i);
@@ -263,7 +281,8 @@ Test(settings, table_is_complete, .timeout = 30) {
     cr_expect_null(pld__setting_get(PLD__S_COUNT_));
 }
 
-Test(settings, debug_subsys_words_and_caret, .timeout = 30) {
+Test(settings, debug_subsys_words_and_caret, .timeout = 30)
+{
     expect_bad("PLD_DEBUG_SUBSYS", "bogus",
                "pld_world_init: PLD_DEBUG_SUBSYS=bogus: unknown word 'bogus' (accepted: INIT, "
                "COLL, TRANSPORT, CHECK, ALL, comma-separated; a leading ^ excludes them)");
@@ -278,11 +297,11 @@ Test(settings, debug_subsys_words_and_caret, .timeout = 30) {
     cr_expect_eq(v.num, s->dflt, "unset is ALL");
     cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "ALL", &v, msg, sizeof msg), PLD_OK);
     cr_expect_eq(v.num, s->dflt);
-    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "coll,Check", &v, msg, sizeof msg),
-                 PLD_OK, "%s", msg);
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "coll,Check", &v, msg, sizeof msg), PLD_OK,
+                 "%s", msg);
     cr_expect_str_eq(pld__setting_format(PLD__S_DEBUG_SUBSYS, &v, out, sizeof out), "COLL,CHECK");
-    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "^INIT,COLL", &v, msg, sizeof msg),
-                 PLD_OK, "%s", msg);
+    cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "^INIT,COLL", &v, msg, sizeof msg), PLD_OK,
+                 "%s", msg);
     cr_expect_str_eq(pld__setting_format(PLD__S_DEBUG_SUBSYS, &v, out, sizeof out),
                      "TRANSPORT,CHECK");
     cr_assert_eq(pld__setting_parse(PLD__S_DEBUG_SUBSYS, "^ALL", &v, msg, sizeof msg), PLD_OK);
@@ -290,7 +309,8 @@ Test(settings, debug_subsys_words_and_caret, .timeout = 30) {
     pld_world_finalize(world_with("PLD_DEBUG_SUBSYS", "^init", NULL));
 }
 
-Test(settings, debug_file_escapes, .timeout = 30) {
+Test(settings, debug_file_escapes, .timeout = 30)
+{
     expect_bad("PLD_DEBUG_FILE", "/tmp/pld.%q",
                "pld_world_init: PLD_DEBUG_FILE=/tmp/pld.%q: unknown escape '%q' (accepted: a "
                "file path; %h: host name, %p: process id)");

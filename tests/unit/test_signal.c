@@ -18,7 +18,8 @@ typedef struct sig_args {
 
 /* ---- Set / AtomicAdd / Eq / Ge ----------------------------------------- */
 
-static void k_set_and_add(pld_ctx *c, void *arg) {
+static void k_set_and_add(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me != 0) {
@@ -28,7 +29,8 @@ static void k_set_and_add(pld_ctx *c, void *arg) {
     }
     for (int i = 0; i < 100; i++)
         pld_notify(c, a->sig, 0, PLD_IDX(0, 0), me + 1, PLD_NOTIFY_ATOMIC_ADD);
-    if (me != 0) return;
+    if (me != 0)
+        return;
     int total = 100 * P * (P + 1) / 2;
     pld_wait(c, a->sig, PLD_IDX(0, 0), total, PLD_WAIT_EQ);
     KCHECK_EQ_I(c, pld_signal_read(c, a->sig, PLD_IDX(0, 0)), total);
@@ -39,7 +41,8 @@ static void k_set_and_add(pld_ctx *c, void *arg) {
     }
 }
 
-Test(signal, set_overwrites_add_accumulates, .timeout = 30) {
+Test(signal, set_overwrites_add_accumulates, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 2);
@@ -59,7 +62,8 @@ Test(signal, set_overwrites_add_accumulates, .timeout = 30) {
 }
 
 /* Signed comparisons: -1 is not >= 0, 0 is >= -3, INT32_MIN works. */
-static void k_signed(pld_ctx *c, void *arg) {
+static void k_signed(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c);
     if (me == 0) {
@@ -81,7 +85,8 @@ static void k_signed(pld_ctx *c, void *arg) {
     a->seen[1][2] = pld_signal_read(c, a->sig, PLD_IDX(0, 1));
 }
 
-Test(signal, wait_compares_signed, .timeout = 30) {
+Test(signal, wait_compares_signed, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 2);
@@ -93,7 +98,8 @@ Test(signal, wait_compares_signed, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-static void k_signal_read(pld_ctx *c, void *arg) {
+static void k_signal_read(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     for (int r = 0; r < P; r++)
@@ -105,7 +111,8 @@ static void k_signal_read(pld_ctx *c, void *arg) {
     pld_wait(c, a->sig, PLD_IDX(me, 0), -8, PLD_WAIT_EQ);
 }
 
-Test(signal, read_own_cell, .timeout = 30) {
+Test(signal, read_own_cell, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -118,16 +125,20 @@ Test(signal, read_own_cell, .timeout = 30) {
 }
 
 /* 1-D signal [P] works like [P,1]. */
-static void k_signal_1d(pld_ctx *c, void *arg) {
+static void k_signal_1d(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     for (int p = 0; p < P; p++)
-        if (p != me) pld_notify(c, a->sig, p, PLD_IDX(me), 1, PLD_NOTIFY_ATOMIC_ADD);
+        if (p != me)
+            pld_notify(c, a->sig, p, PLD_IDX(me), 1, PLD_NOTIFY_ATOMIC_ADD);
     for (int s = 0; s < P; s++)
-        if (s != me) pld_wait(c, a->sig, PLD_IDX(s), 1, PLD_WAIT_GE);
+        if (s != me)
+            pld_wait(c, a->sig, PLD_IDX(s), 1, PLD_WAIT_GE);
 }
 
-Test(signal, one_dim_signal, .timeout = 30) {
+Test(signal, one_dim_signal, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_window(w, "sig1d", PLD_INT32, 1, (const int64_t[]){3});
@@ -137,12 +148,14 @@ Test(signal, one_dim_signal, .timeout = 30) {
 
 /* ---- argument errors ---------------------------------------------------- */
 
-static void k_barrier_only(pld_ctx *c, void *arg) {
+static void k_barrier_only(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     pld_barrier(c, a->sig2);
 }
 
-static void k_sig_errors(pld_ctx *c, void *arg) {
+static void k_sig_errors(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me != 0) {
@@ -201,7 +214,8 @@ static void k_sig_errors(pld_ctx *c, void *arg) {
     a->after[0] = 1;
 }
 
-Test(signal, argument_errors, .timeout = 30) {
+Test(signal, argument_errors, .timeout = 30)
+{
     const struct {
         pld_status st;
         const char *api;
@@ -248,7 +262,8 @@ Test(signal, argument_errors, .timeout = 30) {
 
 #define RA_COLS 256
 
-static void k_release_acquire(pld_ctx *c, void *arg) {
+static void k_release_acquire(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -283,7 +298,8 @@ static void k_release_acquire(pld_ctx *c, void *arg) {
     }
 }
 
-Test(signal, release_acquire_data_before_notify, .timeout = 60) {
+Test(signal, release_acquire_data_before_notify, .timeout = 60)
+{
     pld_world *w = tu_world("0-3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 2, (const int64_t[]){4, RA_COLS});
@@ -298,7 +314,8 @@ Test(signal, release_acquire_data_before_notify, .timeout = 60) {
 
 /* Each rank Sets 1 into its peer's cell and waits for >= 2: nobody can ever
  * satisfy anybody. */
-static void k_set_ge_mismatch(pld_ctx *c, void *arg) {
+static void k_set_ge_mismatch(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c), peer = 1 - me;
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_SET);
@@ -306,15 +323,18 @@ static void k_set_ge_mismatch(pld_ctx *c, void *arg) {
     a->after[me] = 1;
 }
 
-static const char *first_line(const char *s, char *buf, size_t n) {
+static const char *first_line(const char *s, char *buf, size_t n)
+{
     size_t len = strcspn(s, "\n");
-    if (len >= n) len = n - 1;
+    if (len >= n)
+        len = n - 1;
     memcpy(buf, s, len);
     buf[len] = '\0';
     return buf;
 }
 
-static void expect_line(const char *msg, const char *want) {
+static void expect_line(const char *msg, const char *want)
+{
     char buf[512];
     char prefix[64];
     size_t plen = strcspn(want, ":");
@@ -326,7 +346,8 @@ static void expect_line(const char *msg, const char *want) {
                   want);
 }
 
-Test(signal, deadlock_set_ge_mismatch, .timeout = 30) {
+Test(signal, deadlock_set_ge_mismatch, .timeout = 30)
+{
     pld_world *w = tu_world("4,5");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -349,16 +370,19 @@ Test(signal, deadlock_set_ge_mismatch, .timeout = 30) {
 }
 
 /* Eq mismatch with a third rank that finished: it is listed as finished. */
-static void k_eq_mismatch(pld_ctx *c, void *arg) {
+static void k_eq_mismatch(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c);
-    if (me == 2) return;
+    if (me == 2)
+        return;
     int peer = 1 - me;
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 2, PLD_NOTIFY_SET);
     pld_wait(c, a->sig, PLD_IDX(peer, 0), 1, PLD_WAIT_EQ);
 }
 
-Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30) {
+Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "flag", 1);
@@ -375,17 +399,20 @@ Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30) {
     char buf[256];
     const char *l2 = tu_line_starting(msg, "rank 2 (device 2)", buf, sizeof buf);
     cr_expect_not_null(l2, "finished rank 2 missing from the report:\n%s", msg);
-    if (l2) cr_expect(tu_icontains(l2, "finished"), "rank 2 line \"%s\" does not say finished", l2);
+    if (l2)
+        cr_expect(tu_icontains(l2, "finished"), "rank 2 line \"%s\" does not say finished", l2);
     TU_LAUNCH_OK(w, k_barrier_only, a);
     pld_world_finalize(w);
 }
 
-static void k_lonely_wait(pld_ctx *c, void *arg) {
+static void k_lonely_wait(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     pld_wait(c, a->sig, PLD_IDX(0, 0), 1, PLD_WAIT_GE);
 }
 
-Test(signal, deadlock_single_rank, .timeout = 30) {
+Test(signal, deadlock_single_rank, .timeout = 30)
+{
     pld_world *w = tu_world("3");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -403,7 +430,8 @@ Test(signal, deadlock_single_rank, .timeout = 30) {
 
 /* ---- wait timeout ------------------------------------------------------- */
 
-static void k_timeout(pld_ctx *c, void *arg) {
+static void k_timeout(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     if (pld_rank(c) == 0) {
         pld_wait(c, a->sig, PLD_IDX(1, 0), 1, PLD_WAIT_GE);
@@ -424,7 +452,8 @@ static void k_timeout(pld_ctx *c, void *arg) {
         pld_notify(c, a->sig, 0, PLD_IDX(1, 0), 1, PLD_NOTIFY_SET);
 }
 
-Test(signal, wait_timeout_from_config, .timeout = 30) {
+Test(signal, wait_timeout_from_config, .timeout = 30)
+{
     unsetenv("PLD_WAIT_TIMEOUT_MS");
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -461,7 +490,8 @@ Test(signal, wait_timeout_from_config, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(signal, wait_timeout_from_env, .timeout = 30) {
+Test(signal, wait_timeout_from_env, .timeout = 30)
+{
     setenv("PLD_WAIT_TIMEOUT_MS", "300", 1);
     pld_world *w = tu_world(NULL);
     sig_args *a = tu_host_alloc(w, sizeof *a);
@@ -477,13 +507,15 @@ Test(signal, wait_timeout_from_env, .timeout = 30) {
 
 /* ---- the builtin barrier ------------------------------------------------ */
 
-static void k_barrier_loop(pld_ctx *c, void *arg) {
+static void k_barrier_loop(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     for (int i = 0; i < a->rounds; i++)
         pld_barrier(c, a->sig);
 }
 
-Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600) {
+Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600)
+{
     pld_world *w = tu_world("0-63");
     cr_assert_eq(pld_world_size(w), 64);
     sig_args *a = tu_host_alloc(w, sizeof *a);
@@ -502,7 +534,8 @@ Test(signal, barrier_64_ranks_1000_rounds, .timeout = 600) {
 
 /* The barrier orders: what rank 0 wrote before it is visible after it, even
  * when rank 0 arrives late. Counters follow coll.h's expansion. */
-static void k_barrier_orders(pld_ctx *c, void *arg) {
+static void k_barrier_orders(pld_ctx *c, void *arg)
+{
     sig_args *a = arg;
     int me = pld_rank(c);
     if (me == 0) {
@@ -521,7 +554,8 @@ static void k_barrier_orders(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-Test(signal, barrier_orders_and_counts, .timeout = 30) {
+Test(signal, barrier_orders_and_counts, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);
@@ -543,7 +577,8 @@ Test(signal, barrier_orders_and_counts, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(signal, barrier_single_rank_and_1d_signal, .timeout = 30) {
+Test(signal, barrier_single_rank_and_1d_signal, .timeout = 30)
+{
     pld_world *w = tu_world("2");
     sig_args *a = tu_host_alloc(w, sizeof *a);
     a->sig = tu_signal(w, "sig", 1);

@@ -18,8 +18,8 @@
 
 typedef struct priv_args {
     pld_dtensor data, sig;
-    float *out;   /* where the kernel writes for the host */
-    int how;      /* 0: pld_get into out, 1: pld_store into out */
+    float *out; /* where the kernel writes for the host */
+    int how;    /* 0: pld_get into out, 1: pld_store into out */
 } priv_args;
 
 static pld_world *process_world(const char *devices)
@@ -65,7 +65,8 @@ Test(silent, process_reused_heap_chunk_is_refused, .timeout = 60)
     a->out = malloc(4 * 16 * sizeof(float)); /* typically the chunk freed above */
     cr_assert_not_null(a->out);
     for (a->how = 0; a->how < 2; a->how++)
-        expect_private(w, a, a->how == 0 ? "pld_get: dst tensor data" : "pld_store: dst tensor data");
+        expect_private(w, a,
+                       a->how == 0 ? "pld_get: dst tensor data" : "pld_store: dst tensor data");
     free(a->out);
     /* the same kernel into pld_host_alloc memory works */
     a->out = tu_host_alloc(w, 4 * 16 * sizeof(float));
@@ -192,8 +193,14 @@ static void expect_overflow(const char *transport)
     pld_world_finalize(w);
 }
 
-Test(silent, notify_add_overflow_thread, .timeout = 60) { expect_overflow("thread"); }
-Test(silent, notify_add_overflow_process, .timeout = 60) { expect_overflow("process"); }
+Test(silent, notify_add_overflow_thread, .timeout = 60)
+{
+    expect_overflow("thread");
+}
+Test(silent, notify_add_overflow_process, .timeout = 60)
+{
+    expect_overflow("process");
+}
 
 /* ---- trace: every call's events of a multi-core builtin ------------------- */
 

@@ -17,14 +17,15 @@ static void expect_group(const pld_team *t, int world_rank, int n, const int *wa
 {
     int got[64];
     int k = members(t, world_rank, got);
-    cr_expect_eq(k, n, "team '%s', rank %d: group of %d, expected %d", pld_team_name(t),
-                 world_rank, k, n);
+    cr_expect_eq(k, n, "team '%s', rank %d: group of %d, expected %d", pld_team_name(t), world_rank,
+                 k, n);
     for (int i = 0; i < n && i < k; i++)
         cr_expect_eq(got[i], want[i], "team '%s', rank %d: member %d is %d, expected %d",
                      pld_team_name(t), world_rank, i, got[i], want[i]);
 }
 
-Test(team, split_by_color_orders_by_key_then_rank, .timeout = 30) {
+Test(team, split_by_color_orders_by_key_then_rank, .timeout = 30)
+{
     pld_world *w = tu_world("0-5");
     /* colors 0 1 0 1 NONE 0, keys reverse the order of color 0 */
     int color[6] = {0, 1, 0, 1, PLD_TEAM_NONE, 0};
@@ -45,12 +46,13 @@ Test(team, split_by_color_orders_by_key_then_rank, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(team, grids_of_every_shape_with_a_short_last_row, .timeout = 30) {
+Test(team, grids_of_every_shape_with_a_short_last_row, .timeout = 30)
+{
     static const struct {
         const char *devices;
         int p, xrange;
-    } grids[] = {{"0-3", 4, 2}, {"0-5", 6, 2}, {"0-5", 6, 3}, {"0-7", 8, 2}, {"0-7", 8, 4},
-                 {"0-4", 5, 2}};
+    } grids[] = {{"0-3", 4, 2}, {"0-5", 6, 2}, {"0-5", 6, 3},
+                 {"0-7", 8, 2}, {"0-7", 8, 4}, {"0-4", 5, 2}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         pld_world *w = tu_world(grids[g].devices);
         int p = grids[g].p, xr = grids[g].xrange;
@@ -73,7 +75,8 @@ Test(team, grids_of_every_shape_with_a_short_last_row, .timeout = 30) {
     }
 }
 
-Test(team, strided_and_a_team_of_a_team, .timeout = 30) {
+Test(team, strided_and_a_team_of_a_team, .timeout = 30)
+{
     pld_world *w = tu_world("0-5");
     pld_team *odd_even = NULL, *ends = NULL, *every_other = NULL;
     /* groups {0,2,4} and {1,3,5} */
@@ -99,7 +102,8 @@ Test(team, strided_and_a_team_of_a_team, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(team, bad_arguments_name_the_values, .timeout = 30) {
+Test(team, bad_arguments_name_the_values, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     pld_team *t = NULL;
     int bad_color[4] = {0, -2, 0, 0};
@@ -122,7 +126,8 @@ Test(team, bad_arguments_name_the_values, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(team, freed_teams_and_teams_of_another_world_are_refused, .timeout = 30) {
+Test(team, freed_teams_and_teams_of_another_world_are_refused, .timeout = 30)
+{
     pld_world *a = tu_world("0-3"), *b = tu_world("0-3");
     pld_team *t = NULL, *u = NULL;
     TU_ASSERT_STATUS(pld_team_split_strided(a, NULL, 0, 1, 2, "pair", &t), PLD_OK);
@@ -160,7 +165,8 @@ static void split_inside(pld_ctx *c, void *arg)
         pld_team_split_strided(k->w, NULL, 0, 1, 2, "in", &t);
 }
 
-Test(team, split_inside_a_kernel_fails_the_launch, .timeout = 30) {
+Test(team, split_inside_a_kernel_fails_the_launch, .timeout = 30)
+{
     pld_world *w = tu_world("0,1");
     kargs *k = tu_host_alloc(w, sizeof *k);
     k->w = w;

@@ -23,8 +23,8 @@ static pld_world *unit_world(const char *platform, int p, char *why, size_t n)
     char devices[16];
     snprintf(devices, sizeof devices, "0-%d", p - 1);
     /* a protocol bug fails in seconds instead of the default minute */
-    pld_config cfg = {.platform = platform, .transport = transport, .devices = devices,
-                      .wait_timeout_ms = 20000};
+    pld_config cfg = {
+        .platform = platform, .transport = transport, .devices = devices, .wait_timeout_ms = 20000};
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &cfg);
     if (st != PLD_OK) {
@@ -46,14 +46,35 @@ static void run(const char *tp, const char *name, ts_param prm)
 
 /* Each case as two tests, one per transport. */
 #define ON_BOTH(test, secs)                                                                        \
-    Test(team_kernel, test##_thread, .timeout = secs) { test("thread"); }                          \
-    Test(team_kernel, test##_process, .timeout = secs) { test("process"); }
+    Test(team_kernel, test##_thread, .timeout = secs)                                              \
+    {                                                                                              \
+        test("thread");                                                                            \
+    }                                                                                              \
+    Test(team_kernel, test##_process, .timeout = secs)                                             \
+    {                                                                                              \
+        test("process");                                                                           \
+    }
 
-static void grid_2x2(const char *tp) { run(tp, "grid", (ts_param){.p = 4, .x = 2}); }
-static void grid_2x3(const char *tp) { run(tp, "grid", (ts_param){.p = 6, .x = 2}); }
-static void grid_3x2(const char *tp) { run(tp, "grid", (ts_param){.p = 6, .x = 3}); }
-static void grid_2x4(const char *tp) { run(tp, "grid", (ts_param){.p = 8, .x = 2}); }
-static void grid_4x2(const char *tp) { run(tp, "grid", (ts_param){.p = 8, .x = 4}); }
+static void grid_2x2(const char *tp)
+{
+    run(tp, "grid", (ts_param){.p = 4, .x = 2});
+}
+static void grid_2x3(const char *tp)
+{
+    run(tp, "grid", (ts_param){.p = 6, .x = 2});
+}
+static void grid_3x2(const char *tp)
+{
+    run(tp, "grid", (ts_param){.p = 6, .x = 3});
+}
+static void grid_2x4(const char *tp)
+{
+    run(tp, "grid", (ts_param){.p = 8, .x = 2});
+}
+static void grid_4x2(const char *tp)
+{
+    run(tp, "grid", (ts_param){.p = 8, .x = 4});
+}
 ON_BOTH(grid_2x2, 30)
 ON_BOTH(grid_2x3, 30)
 ON_BOTH(grid_3x2, 30)
@@ -61,7 +82,10 @@ ON_BOTH(grid_2x4, 30)
 ON_BOTH(grid_4x2, 30)
 
 /* every other rank of 5 (the rest idle), then both halves at once */
-static void strided(const char *tp) { run(tp, "strided", (ts_param){.p = 5}); }
+static void strided(const char *tp)
+{
+    run(tp, "strided", (ts_param){.p = 5});
+}
 ON_BOTH(strided, 30)
 
 /* groups of 3, 2 and 2 in reverse world order; one rank in none */
@@ -121,7 +145,7 @@ ON_BOTH(explored, 60)
 
 static void misuse(const char *tp)
 {
-    static const char *const names[] = {"err_other_world", "err_freed", "err_stale",
+    static const char *const names[] = {"err_other_world", "err_freed",  "err_stale",
                                         "err_peer",        "err_signal", "err_names"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         run(tp, names[i], (ts_param){.p = 4});

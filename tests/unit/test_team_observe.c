@@ -59,7 +59,6 @@ Test(team_observe, listing_names_the_team)
     pld_world_finalize(w);
 }
 
-
 Test(team_observe, trace_labels_slices_with_the_team)
 {
     char path[] = "/tmp/pld-team-trace-XXXXXX";
@@ -95,8 +94,8 @@ static void k_race(pld_ctx *c, void *p)
     views(a, t, &data, &sig);
     float v[4] = {1, 2, 3, 4};
     pld_tensor src = pld_tensor_make(v, PLD_FP32, 2, PLD_IDX(1, 4));
-    pld_xfer x = {.dst_offsets = PLD_IDX(0, 0), .src_offsets = PLD_IDX(0, 0),
-                  .shape = PLD_IDX(1, 4)};
+    pld_xfer x = {
+        .dst_offsets = PLD_IDX(0, 0), .src_offsets = PLD_IDX(0, 0), .shape = PLD_IDX(1, 4)};
     if (pld_world_rank(c) < 2)
         pld_put(t, data, 0, src, &x); /* both members write team rank 0's row 0 */
 }

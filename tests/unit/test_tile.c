@@ -17,7 +17,8 @@ typedef struct basic_out {
     int zeroed[4];
 } basic_out;
 
-static void k_tile_basic(pld_ctx *c, void *arg) {
+static void k_tile_basic(pld_ctx *c, void *arg)
+{
     basic_out *o = arg;
     int me = pld_rank(c);
     o->cap[me] = (int64_t)pld_ub_capacity(c);
@@ -40,7 +41,8 @@ static void k_tile_basic(pld_ctx *c, void *arg) {
     o->used2[me] = (int64_t)pld_ub_used(c);
 }
 
-Test(tile, create_free_and_accounting, .timeout = 30) {
+Test(tile, create_free_and_accounting, .timeout = 30)
+{
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     basic_out *o = tu_host_alloc(w, sizeof *o);
@@ -68,19 +70,23 @@ typedef struct big_args {
     int free_between;
 } big_args;
 
-static void k_tiles(pld_ctx *c, void *arg) {
+static void k_tiles(pld_ctx *c, void *arg)
+{
     const big_args *a = arg;
-    if (a->who >= 0 && pld_rank(c) != a->who) return;
+    if (a->who >= 0 && pld_rank(c) != a->who)
+        return;
     for (int i = 0; i < 3 && a->rows[i] > 0; i++) {
         pld_tile *t = pld_tile_create(c, PLD_FP32, a->rows[i], a->cols);
         float *d = pld_tile_data(t);
         d[0] = 1.0f;
         d[a->rows[i] * a->cols - 1] = 2.0f; /* the whole tile is usable */
-        if (a->free_between) pld_tile_free(c, t);
+        if (a->free_between)
+            pld_tile_free(c, t);
     }
 }
 
-static int contains_size(const char *msg, long bytes) {
+static int contains_size(const char *msg, long bytes)
+{
     char b1[32], b2[32], b3[32];
     snprintf(b1, sizeof b1, "%ld", bytes);
     snprintf(b2, sizeof b2, "%ld KiB", bytes / 1024);
@@ -89,7 +95,8 @@ static int contains_size(const char *msg, long bytes) {
            (bytes % 1024 == 0 && (tu_contains(msg, b2) || tu_contains(msg, b3)));
 }
 
-Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30) {
+Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30)
+{
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -110,7 +117,8 @@ Test(tile, over_budget_is_nomem_with_sizes, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(tile, cumulative_budget, .timeout = 30) {
+Test(tile, cumulative_budget, .timeout = 30)
+{
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -133,7 +141,8 @@ Test(tile, cumulative_budget, .timeout = 30) {
 
 /* Tiles are freed when the kernel returns: two launches of a kernel that
  * leaks a 150 KiB tile both succeed. */
-Test(tile, freed_at_kernel_end, .timeout = 30) {
+Test(tile, freed_at_kernel_end, .timeout = 30)
+{
     unsetenv("PLD_UB_BYTES");
     pld_world *w = tu_world(NULL);
     big_args *a = tu_host_alloc(w, sizeof *a);
@@ -145,7 +154,8 @@ Test(tile, freed_at_kernel_end, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(tile, env_ub_bytes_override, .timeout = 30) {
+Test(tile, env_ub_bytes_override, .timeout = 30)
+{
     setenv("PLD_UB_BYTES", "65536", 1);
     pld_world *w = tu_world(NULL);
     basic_out *o = tu_host_alloc(w, sizeof *o);
@@ -184,9 +194,11 @@ typedef struct create_case {
     int which;
 } create_case;
 
-static void k_bad_create(pld_ctx *c, void *arg) {
+static void k_bad_create(pld_ctx *c, void *arg)
+{
     const create_case *a = arg;
-    if (pld_rank(c) != 1) return;
+    if (pld_rank(c) != 1)
+        return;
     switch (a->which) {
     case 0:
         pld_tile_create(c, PLD_FP32, 0, 8);
@@ -203,7 +215,8 @@ static void k_bad_create(pld_ctx *c, void *arg) {
     }
 }
 
-Test(tile, bad_create_args, .timeout = 30) {
+Test(tile, bad_create_args, .timeout = 30)
+{
     pld_world *w = tu_world("4,5");
     create_case *a = tu_host_alloc(w, sizeof *a);
     for (int i = 0; i < 4; i++) {
@@ -226,9 +239,11 @@ typedef struct ls_args {
     int64_t rows, cols;
 } ls_args;
 
-static void k_load_store(pld_ctx *c, void *arg) {
+static void k_load_store(pld_ctx *c, void *arg)
+{
     const ls_args *a = arg;
-    if (pld_rank(c) != 0) return;
+    if (pld_rank(c) != 0)
+        return;
     pld_tensor src = pld_tensor_make(a->src, PLD_FP32, a->ndim, a->shape);
     pld_tensor dst = pld_tensor_make(a->dst, PLD_FP32, a->ndim, a->shape);
     pld_tile *t = pld_tile_create(c, PLD_FP32, a->rows, a->cols);
@@ -236,14 +251,16 @@ static void k_load_store(pld_ctx *c, void *arg) {
     pld_store(c, t, dst, a->store_off);
 }
 
-static int64_t lin(const int64_t *shape, int ndim, const int64_t *idx) {
+static int64_t lin(const int64_t *shape, int ndim, const int64_t *idx)
+{
     int64_t l = 0;
     for (int d = 0; d < ndim; d++)
         l = l * shape[d] + idx[d];
     return l;
 }
 
-static void check_load_store(const ls_args *a) {
+static void check_load_store(const ls_args *a)
+{
     int64_t n = 1;
     for (int d = 0; d < a->ndim; d++)
         n *= a->shape[d];
@@ -268,7 +285,8 @@ static void check_load_store(const ls_args *a) {
     free(want);
 }
 
-static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape) {
+static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape)
+{
     ls_args *a = tu_host_alloc(w, sizeof *a);
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) {
@@ -283,7 +301,8 @@ static ls_args *ls_setup(pld_world *w, int ndim, const int64_t *shape) {
     return a;
 }
 
-Test(tile, load_store_round_trip_2d, .timeout = 30) {
+Test(tile, load_store_round_trip_2d, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     ls_args *a = ls_setup(w, 2, (const int64_t[]){10, 12});
     a->rows = 3;
@@ -301,7 +320,8 @@ Test(tile, load_store_round_trip_2d, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(tile, load_store_round_trip_3d_4d, .timeout = 30) {
+Test(tile, load_store_round_trip_3d_4d, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     ls_args *a = ls_setup(w, 3, (const int64_t[]){2, 5, 6});
     a->rows = 2;
@@ -326,9 +346,11 @@ typedef struct lserr_args {
     float *buf; /* host_alloc [10,12] fp32 */
 } lserr_args;
 
-static void k_load_store_errors(pld_ctx *c, void *arg) {
+static void k_load_store_errors(pld_ctx *c, void *arg)
+{
     const lserr_args *a = arg;
-    if (pld_rank(c) != 1) return;
+    if (pld_rank(c) != 1)
+        return;
     pld_tensor t = pld_tensor_make(a->buf, PLD_FP32, 2, (const int64_t[]){10, 12});
     pld_tensor t3 = pld_tensor_make(a->buf, PLD_FP32, 3, (const int64_t[]){2, 5, 12});
     pld_tile *f = pld_tile_create(c, PLD_FP32, 3, 4);
@@ -369,7 +391,8 @@ static void k_load_store_errors(pld_ctx *c, void *arg) {
     a->buf[119] = -1.0f; /* not reached */
 }
 
-Test(tile, load_store_errors, .timeout = 30) {
+Test(tile, load_store_errors, .timeout = 30)
+{
     const struct {
         pld_status st;
         const char *api;
@@ -409,9 +432,11 @@ typedef struct red_args {
     void *x;   /* host_alloc, RN elements */
 } red_args;
 
-static void k_reduce(pld_ctx *c, void *arg) {
+static void k_reduce(pld_ctx *c, void *arg)
+{
     red_args *a = arg;
-    if (pld_rank(c) != 0) return;
+    if (pld_rank(c) != 0)
+        return;
     size_t es = pld_dtype_size(a->dt);
     pld_tile *acc = pld_tile_create(c, a->dt, 4, 6);
     pld_tile *x = pld_tile_create(c, a->dt, 4, 6);
@@ -426,7 +451,8 @@ static void k_reduce(pld_ctx *c, void *arg) {
     KCHECK(c, memcmp(pld_tile_data(x), a->x, RN * es) == 0, "tile_reduce modified its x tile");
 }
 
-static double ref_op(int op, double a, double b) {
+static double ref_op(int op, double a, double b)
+{
     switch (op) {
     case PLD_SUM:
         return a + b;
@@ -439,24 +465,28 @@ static double ref_op(int op, double a, double b) {
     }
 }
 
-static const char *op_name(int op) {
+static const char *op_name(int op)
+{
     static const char *n[] = {"SUM", "MAX", "MIN", "PROD"};
     return op < 0 ? "tile_mul" : n[op];
 }
 
 /* Values chosen so every result is exact in fp16 and bf16: multiples of
  * 0.5 with |v| <= 8 (integers for INT32). */
-static double val_a(pld_dtype dt, int i) {
+static double val_a(pld_dtype dt, int i)
+{
     double v = (double)((i * 7) % 17 - 8);
     return dt == PLD_INT32 ? v : v * 0.5 + (i % 3 == 0 ? 0.0 : 0.5);
 }
 
-static double val_b(pld_dtype dt, int i) {
+static double val_b(pld_dtype dt, int i)
+{
     double v = (double)((i * 5 + 3) % 13 - 6);
     return dt == PLD_INT32 ? v : v * 0.5;
 }
 
-static void run_reduce_all(pld_dtype dt) {
+static void run_reduce_all(pld_dtype dt)
+{
     pld_world *w = tu_world(NULL);
     red_args *a = tu_host_alloc(w, sizeof *a);
     size_t es = pld_dtype_size(dt);
@@ -481,22 +511,27 @@ static void run_reduce_all(pld_dtype dt) {
     pld_world_finalize(w);
 }
 
-Test(tile, reduce_fp32, .timeout = 30) {
+Test(tile, reduce_fp32, .timeout = 30)
+{
     run_reduce_all(PLD_FP32);
 }
-Test(tile, reduce_int32, .timeout = 30) {
+Test(tile, reduce_int32, .timeout = 30)
+{
     run_reduce_all(PLD_INT32);
 }
-Test(tile, reduce_fp16, .timeout = 30) {
+Test(tile, reduce_fp16, .timeout = 30)
+{
     run_reduce_all(PLD_FP16);
 }
-Test(tile, reduce_bf16, .timeout = 30) {
+Test(tile, reduce_bf16, .timeout = 30)
+{
     run_reduce_all(PLD_BF16);
 }
 
 /* fp16/bf16 are reduced in fp32 and rounded back to nearest:
  * bf16 256 + 1.5 = 257.5 -> 258 (spacing 2), fp16 2048 + 1.5 -> 2050. */
-Test(tile, half_sum_rounds_to_nearest, .timeout = 30) {
+Test(tile, half_sum_rounds_to_nearest, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     red_args *a = tu_host_alloc(w, sizeof *a);
     a->acc = tu_host_alloc(w, RN * 2);
@@ -530,9 +565,11 @@ typedef struct rerr_args {
     int which;
 } rerr_args;
 
-static void k_reduce_errors(pld_ctx *c, void *arg) {
+static void k_reduce_errors(pld_ctx *c, void *arg)
+{
     const rerr_args *a = arg;
-    if (pld_rank(c) != 0) return;
+    if (pld_rank(c) != 0)
+        return;
     pld_tile *a46 = pld_tile_create(c, PLD_FP32, 4, 6);
     pld_tile *b64 = pld_tile_create(c, PLD_FP32, 6, 4);
     pld_tile *i46 = pld_tile_create(c, PLD_INT32, 4, 6);
@@ -559,7 +596,8 @@ static void k_reduce_errors(pld_ctx *c, void *arg) {
     }
 }
 
-Test(tile, reduce_errors, .timeout = 30) {
+Test(tile, reduce_errors, .timeout = 30)
+{
     const char *api[] = {"pld_tile_reduce", "pld_tile_reduce", "pld_tile_reduce",
                          "pld_tile_reduce", "pld_tile_mul",    "pld_tile_mul"};
     pld_world *w = tu_world(NULL);

@@ -77,13 +77,15 @@ void tu_kfail(pld_ctx *c, const char *file, int line, const char *expr, const ch
 
 #define KCHECK(c, cond, ...)                                                                       \
     do {                                                                                           \
-        if (!(cond)) tu_kfail((c), __FILE__, __LINE__, #cond, __VA_ARGS__);                        \
+        if (!(cond))                                                                               \
+            tu_kfail((c), __FILE__, __LINE__, #cond, __VA_ARGS__);                                 \
     } while (0)
 
 #define KCHECK_EQ_I(c, a, b)                                                                       \
     do {                                                                                           \
         long long a_ = (long long)(a), b_ = (long long)(b);                                        \
-        if (a_ != b_) tu_kfail((c), __FILE__, __LINE__, #a " == " #b, "%lld != %lld", a_, b_);     \
+        if (a_ != b_)                                                                              \
+            tu_kfail((c), __FILE__, __LINE__, #a " == " #b, "%lld != %lld", a_, b_);               \
     } while (0)
 
 /* ---- host-side assertions ----------------------------------------------- */

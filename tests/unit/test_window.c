@@ -4,7 +4,8 @@
 
 /* ---- allocation and views (host side) ---------------------------------- */
 
-Test(window, alloc_name_size_and_zeroed, .timeout = 30) {
+Test(window, alloc_name_size_and_zeroed, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 1000, "scratch", &buf), PLD_OK);
@@ -30,7 +31,8 @@ Test(window, alloc_name_size_and_zeroed, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(window, view_must_fit, .timeout = 30) {
+Test(window, view_must_fit, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 1000, "data", &buf), PLD_OK);
@@ -68,7 +70,8 @@ Test(window, view_must_fit, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(window, bad_views_are_arg_errors, .timeout = 30) {
+Test(window, bad_views_are_arg_errors, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 4096, "data", &buf), PLD_OK);
@@ -100,7 +103,8 @@ typedef struct fill_args {
 } fill_args;
 
 /* data[i] = base + rank*1000 + i on every rank (any shape, INT32) */
-static void k_fill(pld_ctx *c, void *arg) {
+static void k_fill(pld_ctx *c, void *arg)
+{
     const fill_args *a = arg;
     pld_tensor t = pld_local(c, a->data);
     int32_t *p = t.data;
@@ -109,7 +113,8 @@ static void k_fill(pld_ctx *c, void *arg) {
         p[i] = a->base + pld_rank(c) * 1000 + (int32_t)i;
 }
 
-static void k_expect_filled(pld_ctx *c, void *arg) {
+static void k_expect_filled(pld_ctx *c, void *arg)
+{
     const fill_args *a = arg;
     pld_tensor t = pld_local(c, a->data);
     const int32_t *p = t.data;
@@ -118,7 +123,8 @@ static void k_expect_filled(pld_ctx *c, void *arg) {
         KCHECK_EQ_I(c, p[i], a->base + pld_rank(c) * 1000 + (int32_t)i);
 }
 
-static void k_expect_zero(pld_ctx *c, void *arg) {
+static void k_expect_zero(pld_ctx *c, void *arg)
+{
     const fill_args *a = arg;
     pld_tensor t = pld_local(c, a->data);
     const unsigned char *p = t.data;
@@ -128,7 +134,8 @@ static void k_expect_zero(pld_ctx *c, void *arg) {
                pld_window_buffer_name(a->data.buf), p[i]);
 }
 
-Test(window, zeroed_in_kernel_and_contents_persist, .timeout = 30) {
+Test(window, zeroed_in_kernel_and_contents_persist, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     fill_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 3, (const int64_t[]){2, 3, 5});
@@ -143,7 +150,8 @@ Test(window, zeroed_in_kernel_and_contents_persist, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(window, reset_zeroes_every_rank_and_only_that_buffer, .timeout = 30) {
+Test(window, reset_zeroes_every_rank_and_only_that_buffer, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     fill_args *a = tu_host_alloc(w, sizeof *a);
     fill_args *b = tu_host_alloc(w, sizeof *b);
@@ -173,7 +181,8 @@ Test(window, reset_zeroes_every_rank_and_only_that_buffer, .timeout = 30) {
 }
 
 /* Buffers do not overlap: filling one leaves its neighbours zero. */
-Test(window, buffers_are_independent, .timeout = 30) {
+Test(window, buffers_are_independent, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     fill_args *a = tu_host_alloc(w, sizeof *a);
     fill_args *z1 = tu_host_alloc(w, sizeof *z1);
@@ -189,7 +198,8 @@ Test(window, buffers_are_independent, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(window, freed_buffer_realloc_is_zeroed, .timeout = 30) {
+Test(window, freed_buffer_realloc_is_zeroed, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     fill_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 1, (const int64_t[]){64});
@@ -206,7 +216,8 @@ typedef struct alias_args {
     pld_dtensor v2d, v1d;
 } alias_args;
 
-static void k_alias_views(pld_ctx *c, void *arg) {
+static void k_alias_views(pld_ctx *c, void *arg)
+{
     const alias_args *a = arg;
     pld_tensor t2 = pld_local(c, a->v2d);
     pld_tensor t1 = pld_local(c, a->v1d);
@@ -215,7 +226,8 @@ static void k_alias_views(pld_ctx *c, void *arg) {
     KCHECK_EQ_I(c, ((int32_t *)t1.data)[6], 77);
 }
 
-Test(window, views_of_one_buffer_alias, .timeout = 30) {
+Test(window, views_of_one_buffer_alias, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_window_buffer *buf = NULL;
     TU_ASSERT_STATUS(pld_alloc_window_buffer(w, 8 * sizeof(int32_t), "v", &buf), PLD_OK);
@@ -235,7 +247,8 @@ typedef struct local_args {
     int dtype_seen[8];
 } local_args;
 
-static void k_local_is_own_slice(pld_ctx *c, void *arg) {
+static void k_local_is_own_slice(pld_ctx *c, void *arg)
+{
     local_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     pld_tensor t = pld_local(c, a->data);
@@ -261,7 +274,8 @@ static void k_local_is_own_slice(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-Test(window, local_gives_own_slice, .timeout = 30) {
+Test(window, local_gives_own_slice, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     local_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 16});
@@ -286,7 +300,8 @@ Test(window, local_gives_own_slice, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(window, host_view_rank_out_of_range, .timeout = 30) {
+Test(window, host_view_rank_out_of_range, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     pld_dtensor t = tu_window(w, "data", PLD_FP32, 1, (const int64_t[]){8});
     pld_tensor v;
@@ -303,7 +318,8 @@ typedef struct host_args {
     float *out;    /* host_alloc [P, 8], written through pld_store */
 } host_args;
 
-static void k_host_memory(pld_ctx *c, void *arg) {
+static void k_host_memory(pld_ctx *c, void *arg)
+{
     host_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int64_t s = 0;
@@ -318,7 +334,8 @@ static void k_host_memory(pld_ctx *c, void *arg) {
     pld_store(c, t, out, PLD_IDX(me, 0));
 }
 
-Test(window, host_alloc_visible_in_kernel, .timeout = 30) {
+Test(window, host_alloc_visible_in_kernel, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     host_args *a = tu_host_alloc(w, sizeof *a);
     a->in = tu_host_alloc(w, 64 * sizeof(int32_t));

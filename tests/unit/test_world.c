@@ -8,7 +8,8 @@
 
 #include "test_util.h"
 
-static void clean_env(void) {
+static void clean_env(void)
+{
     unsetenv("PLD_UB_BYTES");
     unsetenv("PLD_IR");
     unsetenv("PLD_WAIT_TIMEOUT_MS");
@@ -24,7 +25,8 @@ typedef struct ident_out {
     int64_t ub_cap[8];
 } ident_out;
 
-static void k_ident(pld_ctx *c, void *arg) {
+static void k_ident(pld_ctx *c, void *arg)
+{
     ident_out *o = arg;
     int r = pld_rank(c);
     KCHECK(c, r >= 0 && r < 8, "rank %d out of the test's range", r);
@@ -35,14 +37,16 @@ static void k_ident(pld_ctx *c, void *arg) {
     o->ub_cap[r] = (int64_t)pld_ub_capacity(c);
 }
 
-static void k_barrier(pld_ctx *c, void *arg) {
+static void k_barrier(pld_ctx *c, void *arg)
+{
     pld_dtensor *sig = arg;
     pld_barrier(c, *sig);
 }
 
 /* ---- defaults ----------------------------------------------------------- */
 
-static void check_defaults(pld_world *w) {
+static void check_defaults(pld_world *w)
+{
     cr_assert_eq(pld_world_size(w), 2, "world size %d, expected 2", pld_world_size(w));
     cr_expect_eq(pld_device_id(w, 0), 0, "device of rank 0: %d, expected 0", pld_device_id(w, 0));
     cr_expect_eq(pld_device_id(w, 1), 1, "device of rank 1: %d, expected 1", pld_device_id(w, 1));
@@ -57,7 +61,8 @@ static void check_defaults(pld_world *w) {
     cr_expect_str_eq(pld_world_error(w), "", "fresh world has error '%s'", pld_world_error(w));
 }
 
-Test(world, defaults_null_cfg, .timeout = 30) {
+Test(world, defaults_null_cfg, .timeout = 30)
+{
     clean_env();
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, NULL);
@@ -78,7 +83,8 @@ Test(world, defaults_null_cfg, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, defaults_zeroed_cfg, .timeout = 30) {
+Test(world, defaults_zeroed_cfg, .timeout = 30)
+{
     clean_env();
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -98,7 +104,8 @@ typedef struct dev_case {
     int ids[8];
 } dev_case;
 
-Test(world, device_lists, .timeout = 30) {
+Test(world, device_lists, .timeout = 30)
+{
     const dev_case cases[] = {
         {"0,1", 2, {0, 1}},           {"0-3", 4, {0, 1, 2, 3}},     {"4,5", 2, {4, 5}},
         {"0-1,6-7", 4, {0, 1, 6, 7}}, {"0,1,2,3", 4, {0, 1, 2, 3}}, {"3", 1, {3}},
@@ -126,7 +133,8 @@ Test(world, device_lists, .timeout = 30) {
 }
 
 /* Non-contiguous device ids reach the kernel (pld_device) unchanged. */
-Test(world, device_ids_in_kernel, .timeout = 30) {
+Test(world, device_ids_in_kernel, .timeout = 30)
+{
     pld_world *w = tu_world("0-1,6-7");
     ident_out *o = tu_host_alloc(w, sizeof *o);
     TU_LAUNCH_OK(w, k_ident, o);
@@ -143,7 +151,8 @@ Test(world, device_ids_in_kernel, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, single_rank_world, .timeout = 30) {
+Test(world, single_rank_world, .timeout = 30)
+{
     pld_world *w = tu_world("5");
     cr_assert_eq(pld_world_size(w), 1);
     ident_out *o = tu_host_alloc(w, sizeof *o);
@@ -155,7 +164,8 @@ Test(world, single_rank_world, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, bad_device_lists, .timeout = 30) {
+Test(world, bad_device_lists, .timeout = 30)
+{
     const char *bad[] = {"", "3-1", "0,0", "a", "0,,1", "0-1,1", "-1", "1-"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pld_config cfg;
@@ -170,13 +180,15 @@ Test(world, bad_device_lists, .timeout = 30) {
                      "devices \"%s\": *out must be untouched on failure", bad[i]);
         cr_expect_neq(pld_last_error()[0], '\0', "devices \"%s\": pld_last_error() is empty",
                       bad[i]);
-        if (st == PLD_OK && (void *)w != (void *)&sentinel) pld_world_finalize(w);
+        if (st == PLD_OK && (void *)w != (void *)&sentinel)
+            pld_world_finalize(w);
     }
 }
 
 /* ---- platform profiles and transports ----------------------------------- */
 
-static void expect_platform(const char *name, const char *canonical) {
+static void expect_platform(const char *name, const char *canonical)
+{
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.platform = name;
@@ -194,14 +206,16 @@ static void expect_platform(const char *name, const char *canonical) {
     pld_world_finalize(w);
 }
 
-Test(world, platform_profiles, .timeout = 30) {
+Test(world, platform_profiles, .timeout = 30)
+{
     clean_env();
     expect_platform("a2a3sim", "a2a3sim");
     expect_platform("a5sim", "a5sim");
     expect_platform("sim", "a2a3sim");
 }
 
-Test(world, hardware_platforms_unsupported, .timeout = 30) {
+Test(world, hardware_platforms_unsupported, .timeout = 30)
+{
     const char *hw[] = {"a2a3", "a5"};
     for (int i = 0; i < 2; i++) {
         pld_config cfg;
@@ -220,7 +234,8 @@ Test(world, hardware_platforms_unsupported, .timeout = 30) {
     }
 }
 
-Test(world, unknown_platform_and_transport, .timeout = 30) {
+Test(world, unknown_platform_and_transport, .timeout = 30)
+{
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.platform = "tpu9";
@@ -240,7 +255,8 @@ Test(world, unknown_platform_and_transport, .timeout = 30) {
     cr_expect_neq(pld_last_error()[0], '\0', "no message for an unknown transport");
 }
 
-Test(world, explicit_thread_transport, .timeout = 30) {
+Test(world, explicit_thread_transport, .timeout = 30)
+{
     pld_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.transport = "thread";
@@ -255,7 +271,8 @@ Test(world, explicit_thread_transport, .timeout = 30) {
 
 /* Worlds can be created and finalized repeatedly (nothing leaks into the
  * next one). */
-Test(world, repeated_init_finalize, .timeout = 30) {
+Test(world, repeated_init_finalize, .timeout = 30)
+{
     for (int i = 0; i < 20; i++) {
         pld_world *w = tu_world(i % 2 ? "0-3" : "4,5");
         pld_dtensor sig = tu_signal(w, "sig", 1);
@@ -266,20 +283,23 @@ Test(world, repeated_init_finalize, .timeout = 30) {
 
 /* ---- pld_world_init_from_args ------------------------------------------- */
 
-static void free_argv(char **v, int n) {
+static void free_argv(char **v, int n)
+{
     for (int i = 0; i < n; i++)
         free(v[i]);
     free(v);
 }
 
-static void expect_args(int argc, char **argv, int want_argc, const char *const *want) {
+static void expect_args(int argc, char **argv, int want_argc, const char *const *want)
+{
     cr_expect_eq(argc, want_argc, "argc %d after parsing, expected %d", argc, want_argc);
     for (int i = 0; i < want_argc && i < argc; i++)
         cr_expect_str_eq(argv[i], want[i], "argv[%d] = '%s', expected '%s'", i, argv[i], want[i]);
     cr_expect_null(argv[argc], "argv[argc] must stay NULL");
 }
 
-Test(world, from_args_short_options, .timeout = 30) {
+Test(world, from_args_short_options, .timeout = 30)
+{
     clean_env();
     const char *src[] = {"prog",      "-p",          "a5sim",  "--keep", "-d", "4,5",
                          "input.bin", "--transport", "thread", "--ir",   "-x"};
@@ -306,10 +326,12 @@ Test(world, from_args_short_options, .timeout = 30) {
     cr_expect(ir && ir[0] != '\0', "--ir given but pld_ir_text() is empty");
     pld_world_finalize(w);
     free_argv(orig, n);
-    if (argv != orig) free(argv);
+    if (argv != orig)
+        free(argv);
 }
 
-Test(world, from_args_long_and_equals_forms, .timeout = 30) {
+Test(world, from_args_long_and_equals_forms, .timeout = 30)
+{
     clean_env();
     const char *src[] = {"prog", "--platform=sim", "a", "--device=0-2", "--transport=thread",
                          "b",    "--verbose"};
@@ -333,7 +355,8 @@ Test(world, from_args_long_and_equals_forms, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, from_args_long_separate_values, .timeout = 30) {
+Test(world, from_args_long_separate_values, .timeout = 30)
+{
     clean_env();
     const char *src[] = {"prog", "--platform", "a5sim", "--device", "0-1,6-7", "z"};
     int n = (int)(sizeof src / sizeof src[0]);
@@ -350,7 +373,8 @@ Test(world, from_args_long_separate_values, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, from_args_nothing_to_consume, .timeout = 30) {
+Test(world, from_args_nothing_to_consume, .timeout = 30)
+{
     clean_env();
     const char *src[] = {"prog", "x", "y"};
     char **argv = tu_argv(3, src);
@@ -363,7 +387,8 @@ Test(world, from_args_nothing_to_consume, .timeout = 30) {
     pld_world_finalize(w);
 }
 
-Test(world, from_args_errors, .timeout = 30) {
+Test(world, from_args_errors, .timeout = 30)
+{
     struct {
         int n;
         const char *args[4];
@@ -387,13 +412,15 @@ Test(world, from_args_errors, .timeout = 30) {
                      pld_status_name(cases[i].want));
         cr_expect_null(w, "case %zu: world created on failure", i);
         cr_expect_neq(pld_last_error()[0], '\0', "case %zu: no message", i);
-        if (st == PLD_OK && w) pld_world_finalize(w);
+        if (st == PLD_OK && w)
+            pld_world_finalize(w);
     }
 }
 
 /* ---- version and name tables ------------------------------------------- */
 
-Test(names, version, .timeout = 30) {
+Test(names, version, .timeout = 30)
+{
     char buf[64];
     snprintf(buf, sizeof buf, "%d.%d.%d", PLD_VERSION_MAJOR, PLD_VERSION_MINOR, PLD_VERSION_PATCH);
     cr_expect_str_eq(PLD_VERSION_STRING, buf, "PLD_VERSION_STRING '%s' vs macros '%s'",
@@ -403,7 +430,8 @@ Test(names, version, .timeout = 30) {
                      pld_version(), PLD_VERSION_STRING);
 }
 
-Test(names, status_names, .timeout = 30) {
+Test(names, status_names, .timeout = 30)
+{
     const struct {
         pld_status s;
         const char *name;
@@ -433,7 +461,8 @@ Test(names, status_names, .timeout = 30) {
     cr_expect_str_eq(pld_status_name((pld_status)(PLD_ERR_SYSTEM + 1)), "PLD_ERR_UNKNOWN");
 }
 
-Test(names, dtype_names_and_sizes, .timeout = 30) {
+Test(names, dtype_names_and_sizes, .timeout = 30)
+{
     const struct {
         pld_dtype t;
         const char *name;
@@ -457,7 +486,8 @@ Test(names, dtype_names_and_sizes, .timeout = 30) {
     cr_expect_eq(pld_dtype_size((pld_dtype)-3), 0);
 }
 
-Test(names, tensor_make_and_numel, .timeout = 30) {
+Test(names, tensor_make_and_numel, .timeout = 30)
+{
     float buf[24];
     pld_tensor t = pld_tensor_make(buf, PLD_FP32, 3, (const int64_t[]){2, 3, 4});
     cr_expect_eq(t.data, (void *)buf);
@@ -473,7 +503,8 @@ Test(names, tensor_make_and_numel, .timeout = 30) {
 
 /* pld_transport_built says what pld_world_init can start, without starting
  * anything; an mpi transport that is not built is a clear UNSUPPORTED. */
-Test(world, transport_built, .timeout = 30) {
+Test(world, transport_built, .timeout = 30)
+{
     cr_assert(pld_transport_built("thread"));
     cr_assert(pld_transport_built("process"));
     cr_assert(!pld_transport_built("carrier-pigeon"));
@@ -497,7 +528,8 @@ typedef struct pin_out {
     int cpu[PIN_MAX];   /* the lowest of them */
 } pin_out;
 
-static void k_affinity(pld_ctx *c, void *arg) {
+static void k_affinity(pld_ctx *c, void *arg)
+{
     pin_out *o = arg;
     int r = pld_rank(c);
     cpu_set_t set;
@@ -510,7 +542,8 @@ static void k_affinity(pld_ctx *c, void *arg) {
 }
 
 /* The k-th CPU of this process's mask, and how many there are. */
-static int allowed_cpu(int k, int *count) {
+static int allowed_cpu(int k, int *count)
+{
     cpu_set_t set;
     cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0, "sched_getaffinity failed");
     *count = CPU_COUNT(&set);
@@ -523,7 +556,8 @@ static int allowed_cpu(int k, int *count) {
 
 /* Runs k_affinity on P ranks of `transport`; pinned: every rank on exactly
  * its round-robin CPU, else every rank free on the whole mask. */
-static void expect_placement(const char *transport, int p, int pinned) {
+static void expect_placement(const char *transport, int p, int pinned)
+{
     char devices[16];
     snprintf(devices, sizeof devices, "0-%d", p - 1);
     pld_config cfg;
@@ -538,8 +572,8 @@ static void expect_placement(const char *transport, int p, int pinned) {
         if (pinned) {
             cr_expect_eq(o->ncpus[r], 1, "%s P=%d rank %d may run on %d CPUs; expected pinned",
                          transport, p, r, o->ncpus[r]);
-            cr_expect_eq(o->cpu[r], want, "%s P=%d rank %d on CPU %d, expected %d", transport, p,
-                         r, o->cpu[r], want);
+            cr_expect_eq(o->cpu[r], want, "%s P=%d rank %d on CPU %d, expected %d", transport, p, r,
+                         o->cpu[r], want);
         } else {
             cr_expect_eq(o->ncpus[r], n, "%s P=%d rank %d may run on %d of %d CPUs; expected free",
                          transport, p, r, o->ncpus[r], n);
@@ -548,7 +582,8 @@ static void expect_placement(const char *transport, int p, int pinned) {
     pld_world_finalize(w);
 }
 
-Test(placement, pinned_when_oversubscribed, .timeout = 60) {
+Test(placement, pinned_when_oversubscribed, .timeout = 60)
+{
     int n;
     allowed_cpu(0, &n);
     if (n + 1 > PIN_MAX)
@@ -560,7 +595,8 @@ Test(placement, pinned_when_oversubscribed, .timeout = 60) {
     expect_placement("thread", n < 2 ? n : 2, 0);
 }
 
-Test(placement, pin_forced_and_refused, .timeout = 60) {
+Test(placement, pin_forced_and_refused, .timeout = 60)
+{
     int n;
     allowed_cpu(0, &n);
     setenv("PLD_PIN", "1", 1);

@@ -21,7 +21,8 @@ typedef struct xf_args {
     int32_t *ibuf;
 } xf_args;
 
-static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *shape) {
+static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *shape)
+{
     pld_xfer x;
     memset(&x, 0, sizeof x);
     x.dst_offsets = dst;
@@ -32,7 +33,8 @@ static pld_xfer region(const int64_t *dst, const int64_t *src, const int64_t *sh
 
 /* ---- whole tensors -------------------------------------------------------- */
 
-static void k_whole(pld_ctx *c, void *arg) {
+static void k_whole(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -59,7 +61,8 @@ static void k_whole(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, put_get_whole_tensor, .timeout = 30) {
+Test(xfer, put_get_whole_tensor, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -69,7 +72,8 @@ Test(xfer, put_get_whole_tensor, .timeout = 30) {
 }
 
 /* A NULL pld_xfer means "all defaults". */
-Test(xfer, null_xfer_means_defaults, .timeout = 30) {
+Test(xfer, null_xfer_means_defaults, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});
@@ -81,7 +85,8 @@ Test(xfer, null_xfer_means_defaults, .timeout = 30) {
 
 /* ---- sub-regions ---------------------------------------------------------- */
 
-static void k_regions(pld_ctx *c, void *arg) {
+static void k_regions(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -109,14 +114,16 @@ static void k_regions(pld_ctx *c, void *arg) {
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             int32_t want = 0;
-            if (i >= 1 && i < 3 && j < 3) want = src[(1 + i - 1) * 5 + (1 + j)];
+            if (i >= 1 && i < 3 && j < 3)
+                want = src[(1 + i - 1) * 5 + (1 + j)];
             KCHECK(c, dst[i * 4 + j] == want, "rank %d got [%d,%d] = %d, expected %d", me, i, j,
                    dst[i * 4 + j], want);
         }
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, put_get_sub_regions, .timeout = 30) {
+Test(xfer, put_get_sub_regions, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_INT32, 2, (const int64_t[]){6, 10});
@@ -126,7 +133,8 @@ Test(xfer, put_get_sub_regions, .timeout = 30) {
 }
 
 /* Mixed ndim: a 1-D [16] local against rows of a [P,16] window. */
-static void k_mixed_ndim(pld_ctx *c, void *arg) {
+static void k_mixed_ndim(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     float src[16], dst[16];
@@ -150,7 +158,8 @@ static void k_mixed_ndim(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30) {
+Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){3, 16});
@@ -161,12 +170,15 @@ Test(xfer, mixed_ndim_right_aligned_shape, .timeout = 30) {
 
 /* ---- chunking and pipelining --------------------------------------------- */
 
-static double cval(pld_dtype dt, int r, int64_t i, int64_t j, int64_t cols) {
-    if (dt == PLD_FP32 || dt == PLD_INT32) return (double)(r * 200000 + i * cols + j);
+static double cval(pld_dtype dt, int r, int64_t i, int64_t j, int64_t cols)
+{
+    if (dt == PLD_FP32 || dt == PLD_INT32)
+        return (double)(r * 200000 + i * cols + j);
     return (double)((i * 7 + j * 3 + r * 11) % 97);
 }
 
-static void k_chunked(pld_ctx *c, void *arg) {
+static void k_chunked(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -207,7 +219,8 @@ static void k_chunked(pld_ctx *c, void *arg) {
     pld_barrier(c, a->sig);
 }
 
-static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_t cc, int pipe) {
+static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_t cc, int pipe)
+{
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->dt = dt;
@@ -225,30 +238,38 @@ static void chunked(pld_dtype dt, int64_t rows, int64_t cols, int64_t cr, int64_
     pld_world_finalize(w);
 }
 
-Test(xfer, chunk_rows_ragged_tail, .timeout = 30) {
+Test(xfer, chunk_rows_ragged_tail, .timeout = 30)
+{
     chunked(PLD_FP32, 1000, 3, 64, 0, 0);
 }
-Test(xfer, chunk_rows_cols_pipeline, .timeout = 30) {
+Test(xfer, chunk_rows_cols_pipeline, .timeout = 30)
+{
     chunked(PLD_FP32, 1000, 3, 64, 2, 1);
 }
-Test(xfer, chunk_larger_than_ub, .timeout = 30) {
+Test(xfer, chunk_larger_than_ub, .timeout = 30)
+{
     chunked(PLD_FP32, 2000, 64, 96, 48, 0);
 }
-Test(xfer, chunk_larger_than_ub_pipeline, .timeout = 30) {
+Test(xfer, chunk_larger_than_ub_pipeline, .timeout = 30)
+{
     chunked(PLD_FP32, 2000, 64, 96, 48, 1);
 }
-Test(xfer, chunk_fp16_pipeline, .timeout = 30) {
+Test(xfer, chunk_fp16_pipeline, .timeout = 30)
+{
     chunked(PLD_FP16, 300, 70, 17, 9, 1);
 }
-Test(xfer, chunk_int8_rows_only, .timeout = 30) {
+Test(xfer, chunk_int8_rows_only, .timeout = 30)
+{
     chunked(PLD_INT8, 333, 5, 10, 0, 0);
 }
-Test(xfer, chunk_bigger_than_extent, .timeout = 30) {
+Test(xfer, chunk_bigger_than_extent, .timeout = 30)
+{
     chunked(PLD_FP32, 1000, 3, 5000, 7, 1);
 }
 
 /* chunks over a sub-region with offsets on both sides */
-static void k_chunked_region(pld_ctx *c, void *arg) {
+static void k_chunked_region(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -274,7 +295,8 @@ static void k_chunked_region(pld_ctx *c, void *arg) {
         }
 }
 
-Test(xfer, chunked_sub_region, .timeout = 30) {
+Test(xfer, chunked_sub_region, .timeout = 30)
+{
     pld_world *w = tu_world("0-2");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){200, 40});
@@ -290,7 +312,8 @@ Test(xfer, chunked_sub_region, .timeout = 30) {
  * the destination) and tail go through memcpy. Byte-exact at sizes around
  * the threshold, with a destination that starts inside a cache line, and
  * with the bytes around the region untouched. */
-static void k_big_run(pld_ctx *c, void *arg) {
+static void k_big_run(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     int nxt = (me + 1) % P, prv = (me + P - 1) % P;
@@ -308,9 +331,11 @@ static void k_big_run(pld_ctx *c, void *arg) {
     int64_t total = pld_tensor_numel(pld_local(c, a->data)), bad = -1;
     for (int64_t i = 0; i < total && bad < 0; i++) {
         unsigned char want =
-            i >= at && i < at + n ? (unsigned char)((i - at + 3) * 7 + prv * 13 + ((i - at + 3) >> 12))
-                                  : 0;
-        if (mine[i] != want) bad = i;
+            i >= at && i < at + n
+                ? (unsigned char)((i - at + 3) * 7 + prv * 13 + ((i - at + 3) >> 12))
+                : 0;
+        if (mine[i] != want)
+            bad = i;
     }
     if (bad >= 0) {
         free(src);
@@ -325,12 +350,12 @@ static void k_big_run(pld_ctx *c, void *arg) {
     int differs = memcmp(back, src + 3, (size_t)n) != 0;
     free(src);
     free(back);
-    KCHECK(c, !differs, "rank %d: %lld-byte get did not read back what it put", me,
-           (long long)n);
+    KCHECK(c, !differs, "rank %d: %lld-byte get did not read back what it put", me, (long long)n);
     pld_barrier(c, a->sig);
 }
 
-static void big_run(int64_t bytes, int64_t at) {
+static void big_run(int64_t bytes, int64_t at)
+{
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->cols = bytes;
@@ -341,19 +366,23 @@ static void big_run(int64_t bytes, int64_t at) {
     pld_world_finalize(w);
 }
 
-Test(xfer, big_run_below_stream_threshold, .timeout = 60) {
+Test(xfer, big_run_below_stream_threshold, .timeout = 60)
+{
     big_run((1 << 20) - 1, 0);
 }
-Test(xfer, big_run_at_stream_threshold_misaligned, .timeout = 60) {
+Test(xfer, big_run_at_stream_threshold_misaligned, .timeout = 60)
+{
     big_run(1 << 20, 37);
 }
-Test(xfer, big_run_streamed_odd_size, .timeout = 60) {
+Test(xfer, big_run_streamed_odd_size, .timeout = 60)
+{
     big_run((3 << 20) + 13, 101);
 }
 
 /* ---- atomic add put ------------------------------------------------------ */
 
-static void k_atomic_put(pld_ctx *c, void *arg) {
+static void k_atomic_put(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c);
     float src[8 * 16];
@@ -378,7 +407,8 @@ static void k_atomic_put(pld_ctx *c, void *arg) {
     }
 }
 
-Test(xfer, atomic_add_put, .timeout = 30) {
+Test(xfer, atomic_add_put, .timeout = 30)
+{
     pld_world *w = tu_world("0-3");
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->acc = tu_window(w, "acc", PLD_FP32, 2, (const int64_t[]){8, 16});
@@ -403,7 +433,8 @@ Test(xfer, atomic_add_put, .timeout = 30) {
 
 /* ---- legal self transfers ----------------------------------------------- */
 
-static void k_self_ok(pld_ctx *c, void *arg) {
+static void k_self_ok(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     pld_tensor loc = pld_local(c, a->data);
@@ -427,7 +458,8 @@ static void k_self_ok(pld_ctx *c, void *arg) {
                (double)d[32 + k]);
 }
 
-Test(xfer, self_transfers_without_overlap, .timeout = 30) {
+Test(xfer, self_transfers_without_overlap, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){5, 8});
@@ -438,7 +470,8 @@ Test(xfer, self_transfers_without_overlap, .timeout = 30) {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static void k_xfer_errors(pld_ctx *c, void *arg) {
+static void k_xfer_errors(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), P = pld_nranks(c);
     if (me == 0) {
@@ -545,7 +578,8 @@ static void k_xfer_errors(pld_ctx *c, void *arg) {
     a->after[1] = 1;
 }
 
-Test(xfer, errors, .timeout = 60) {
+Test(xfer, errors, .timeout = 60)
+{
     const struct {
         pld_status st;
         const char *api;
@@ -593,8 +627,10 @@ Test(xfer, errors, .timeout = 60) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "rank 1 (device 1): %s: ", cases[i].api);
         TU_EXPECT_STARTS(msg, prefix);
-        if (cases[i].needle) TU_EXPECT_CONTAINS(msg, cases[i].needle);
-        if (cases[i].needle2) TU_EXPECT_CONTAINS(msg, cases[i].needle2);
+        if (cases[i].needle)
+            TU_EXPECT_CONTAINS(msg, cases[i].needle);
+        if (cases[i].needle2)
+            TU_EXPECT_CONTAINS(msg, cases[i].needle2);
         cr_expect_eq(a->after[0] + a->after[1], 0, "case %d: a kernel went on after the abort", i);
         for (int r = 0; r < 2; r++) {
             const float *d = tu_view(w, a->data, r).data;
@@ -608,7 +644,8 @@ Test(xfer, errors, .timeout = 60) {
 
 /* ---- counters ------------------------------------------------------------- */
 
-static void k_counters(pld_ctx *c, void *arg) {
+static void k_counters(pld_ctx *c, void *arg)
+{
     xf_args *a = arg;
     int me = pld_rank(c), peer = 1 - me;
     float l48[32] = {0}, l28[16] = {0}, l18[8], l103[30] = {0}, l13[3];
@@ -621,7 +658,8 @@ static void k_counters(pld_ctx *c, void *arg) {
     pld_tile *t14 = pld_tile_create(c, PLD_FP32, 1, 4);
     pld_remote_store(c, t14, a->other, peer, PLD_IDX(0, 0), PLD_ATOMIC_NONE);
     /* 4./5. one notify, one wait (rank 1 makes rank 0 wait >= 50 ms) */
-    if (me == 1) tu_sleep_ms(60);
+    if (me == 1)
+        tu_sleep_ms(60);
     pld_notify(c, a->sig, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_ATOMIC_ADD);
     pld_wait(c, a->sig, PLD_IDX(peer, 0), 1, PLD_WAIT_GE);
     /* 6. get [1,8] from the peer: 32 bytes in */
@@ -652,12 +690,14 @@ static void k_counters(pld_ctx *c, void *arg) {
     a->seen[me] = pld_ctx_counters(c);
 }
 
-static void k_nothing(pld_ctx *c, void *arg) {
+static void k_nothing(pld_ctx *c, void *arg)
+{
     (void)c;
     (void)arg;
 }
 
-Test(xfer, counters_exact, .timeout = 30) {
+Test(xfer, counters_exact, .timeout = 30)
+{
     pld_world *w = tu_world(NULL);
     xf_args *a = tu_host_alloc(w, sizeof *a);
     a->data = tu_window(w, "data", PLD_FP32, 2, (const int64_t[]){4, 8});

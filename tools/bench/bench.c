@@ -79,7 +79,8 @@ typedef struct coll_sums {
     int64_t wrong;
 } coll_sums;
 
-static int usage(FILE *out) {
+static int usage(FILE *out)
+{
     fprintf(out,
             "usage: pld bench <collective|all> [options]\n"
             "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
@@ -141,10 +142,12 @@ static int usage(FILE *out) {
 
 /* --datatype, -o and -r: nccl-tests' "all" on top of the shared parsers.
  * 1 if arg was one of them, 0 if not, -1 after a usage message. */
-static int all_option(cli *k, const char *arg, bench_opts *o) {
+static int all_option(cli *k, const char *arg, bench_opts *o)
+{
     const char *v;
     if (cli_is(k, arg, NULL, "--datatype") || cli_is(k, arg, NULL, "--dtype")) {
-        if (!(v = cli_value(k, "--datatype"))) return -1;
+        if (!(v = cli_value(k, "--datatype")))
+            return -1;
         if (!strcmp(v, "all")) {
             o->dtype_all = 1;
             return 1;
@@ -158,7 +161,8 @@ static int all_option(cli *k, const char *arg, bench_opts *o) {
         o->dtype_all = 0;
         o->sh.dtype_given = 1;
     } else if (cli_is(k, arg, "-o", "--op")) {
-        if (!(v = cli_value(k, "--op"))) return -1;
+        if (!(v = cli_value(k, "--op")))
+            return -1;
         if (!strcmp(v, "all")) {
             o->op_all = 1;
         } else if (cli_op(v, &o->sh.op)) {
@@ -166,7 +170,8 @@ static int all_option(cli *k, const char *arg, bench_opts *o) {
         }
         o->sh.op_given = 1;
     } else if (cli_is(k, arg, "-r", "--root")) {
-        if (!(v = cli_value(k, "--root"))) return -1;
+        if (!(v = cli_value(k, "--root")))
+            return -1;
         if (!strcmp(v, "all")) {
             o->root_all = 1;
         } else if (cli_int(v, 0, 1 << 20, &o->sh.root)) {
@@ -178,7 +183,8 @@ static int all_option(cli *k, const char *arg, bench_opts *o) {
     return 1;
 }
 
-static int parse(bench_opts *o, int argc, char **argv) {
+static int parse(bench_opts *o, int argc, char **argv)
+{
     cli k;
     const char *arg, *v;
     cli_init(&k, "bench", argc, argv);
@@ -193,12 +199,17 @@ static int parse(bench_opts *o, int argc, char **argv) {
                       .sh = {.dtype = PLD_FP32, .op = PLD_SUM}};
     while ((arg = cli_next(&k))) {
 #define VALUE(opt)                                                                                 \
-    if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
+    if (!(v = cli_value(&k, opt)))                                                                 \
+        return CLI_EXIT_USAGE;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+            return -1;
         int shared = all_option(&k, arg, o);
-        if (!shared) shared = cli_shared_option(&k, arg, &o->sh);
-        if (shared < 0) return CLI_EXIT_USAGE;
-        if (shared) continue;
+        if (!shared)
+            shared = cli_shared_option(&k, arg, &o->sh);
+        if (shared < 0)
+            return CLI_EXIT_USAGE;
+        if (shared)
+            continue;
         if (cli_is(&k, arg, "-b", "--minbytes")) {
             VALUE("-b");
             if (bench_size_parse(v, &o->b))
@@ -270,7 +281,8 @@ static int parse(bench_opts *o, int argc, char **argv) {
         return cli_usage_error(&k, "which collective? (barrier broadcast allgather "
                                    "reduce_scatter allreduce all_to_all all_to_all_v all)");
     /* with --datatype all a size is rounded down per dtype, as nccl-tests does */
-    if (!o->dtype_all && cli_size_check(&k, "-b", o->b, o->sh.dtype)) return CLI_EXIT_USAGE;
+    if (!o->dtype_all && cli_size_check(&k, "-b", o->b, o->sh.dtype))
+        return CLI_EXIT_USAGE;
     if (!o->dtype_all && o->inc && cli_size_check(&k, "-i", o->inc, o->sh.dtype))
         return CLI_EXIT_USAGE;
     if (o->b > o->e)
@@ -312,10 +324,13 @@ static int parse(bench_opts *o, int argc, char **argv) {
 
 /* ---- progress line ------------------------------------------------------ */
 
-static void progress(bench_state *s, const char *coll, int idx, int n, int64_t bytes) {
+static void progress(bench_state *s, const char *coll, int idx, int n, int64_t bytes)
+{
     uint64_t now = bench_now_ns();
-    if (now - s->start_ns < PROGRESS_AFTER_NS) return;
-    if (s->progress_tty && now - s->last_progress_ns < 250000000u) return;
+    if (now - s->start_ns < PROGRESS_AFTER_NS)
+        return;
+    if (s->progress_tty && now - s->last_progress_ns < 250000000u)
+        return;
     s->last_progress_ns = now;
     char sz[32];
     fprintf(stderr, "%s# [%6.1f s] %s: %s (%d/%d)%s", s->progress_tty ? "\r\033[K" : "",
@@ -325,8 +340,10 @@ static void progress(bench_state *s, const char *coll, int idx, int n, int64_t b
     s->progress_shown = 1;
 }
 
-static void progress_clear(bench_state *s) {
-    if (s->progress_tty && s->progress_shown) fprintf(stderr, "\r\033[K");
+static void progress_clear(bench_state *s)
+{
+    if (s->progress_tty && s->progress_shown)
+        fprintf(stderr, "\r\033[K");
     s->progress_shown = 0;
 }
 
@@ -334,7 +351,8 @@ static void progress_clear(bench_state *s) {
 
 /* The dtypes, ops and roots a table runs through: one each, or every one
  * (nccl-tests' "all"; types outermost, then ops, then roots). */
-static int dtype_list(const bench_opts *o, pld_dtype *out) {
+static int dtype_list(const bench_opts *o, pld_dtype *out)
+{
     if (!o->dtype_all) {
         out[0] = o->sh.dtype;
         return 1;
@@ -344,8 +362,10 @@ static int dtype_list(const bench_opts *o, pld_dtype *out) {
     return PLD_DTYPE_COUNT;
 }
 
-static int op_list(const bench_opts *o, bench_coll c, pld_reduce_op *out) {
-    static const pld_reduce_op every[] = {PLD_SUM, PLD_PROD, PLD_MAX, PLD_MIN}; /* nccl-tests' order */
+static int op_list(const bench_opts *o, bench_coll c, pld_reduce_op *out)
+{
+    static const pld_reduce_op every[] = {PLD_SUM, PLD_PROD, PLD_MAX,
+                                          PLD_MIN}; /* nccl-tests' order */
     if (!bench_coll_reduces(c) || !o->op_all) {
         out[0] = o->sh.op;
         return 1;
@@ -355,11 +375,13 @@ static int op_list(const bench_opts *o, bench_coll c, pld_reduce_op *out) {
     return 4;
 }
 
-static int reduces_dtype(pld_dtype t) {
+static int reduces_dtype(pld_dtype t)
+{
     return t == PLD_FP32 || t == PLD_FP16 || t == PLD_BF16 || t == PLD_INT32;
 }
 
-static void header(bench_state *s, bench_coll c, const bench_mode modes[2]) {
+static void header(bench_state *s, bench_coll c, const bench_mode modes[2])
+{
     const bench_opts *o = s->o;
     bench_mode first = modes[0] != BENCH_NMODE ? modes[0] : modes[1];
     printf("#\n# pld bench %s: %s (%s%s%s), transport %s, platform %s, P=%d (devices",
@@ -370,14 +392,18 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2]) {
     for (int r = 0; r < s->p && r < 16; r++)
         printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
     printf("%s)\n", s->p > 16 ? ",..." : "");
-    if (s->team) bench_team_describe(stdout, s->w, &o->team, s->team);
+    if (s->team)
+        bench_team_describe(stdout, s->w, &o->team, s->team);
     printf("# dtype %s%s%s, iters %lld, warmup %lld calls and %lld ms, check %lld, average %lld "
            "(%s)",
            o->dtype_all ? "all" : pld_dtype_name(o->sh.dtype), bench_coll_reduces(c) ? ", op " : "",
            bench_coll_reduces(c) ? (o->op_all ? "all" : cli_op_name(o->sh.op)) : "",
            (long long)o->iters, (long long)o->warmup, (long long)o->warmup_ms, (long long)o->check,
            (long long)o->average,
-           o->average == 0 ? "rank 0" : o->average == 2 ? "min" : o->average == 3 ? "max" : "mean");
+           o->average == 0   ? "rank 0"
+           : o->average == 2 ? "min"
+           : o->average == 3 ? "max"
+                             : "mean");
     if (c == BENCH_BROADCAST) {
         if (o->root_all)
             printf(", root all");
@@ -396,10 +422,12 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2]) {
 /* The row of a smaller group size, under the row of the largest: the same
  * columns, as a comment line (so a row per size stays the table), and the
  * group size it is for. */
-static void other_size_row(const bench_pair *row, const bench_class *cl) {
+static void other_size_row(const bench_pair *row, const bench_class *cl)
+{
     char line[640];
     FILE *f = fmemopen(line, sizeof line, "w");
-    if (!f) return;
+    if (!f)
+        return;
     bench_pair_print(f, row);
     fclose(f);
     line[strcspn(line, "\n")] = '\0';
@@ -409,9 +437,11 @@ static void other_size_row(const bench_pair *row, const bench_class *cl) {
 
 /* Memcpy peak of `threads` threads on requested size i (measured at
  * start-up for every thread count up to peak_threads). */
-static double peak_for(bench_state *s, int threads, int i) {
+static double peak_for(bench_state *s, int threads, int i)
+{
     double *v = &s->peak[(size_t)threads * (size_t)s->nsizes + (size_t)i];
-    if (*v == 0) *v = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
+    if (*v == 0)
+        *v = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
     return *v;
 }
 
@@ -421,12 +451,14 @@ static double peak_for(bench_state *s, int threads, int i) {
  * it was measured at start-up. What stays above it is the collective's own
  * (cache reuse, see docs/performance.md). */
 #define PEAK_REMEASURE 3
-static double peak_at_least(bench_state *s, int threads, int i, double gbs) {
+static double peak_at_least(bench_state *s, int threads, int i, double gbs)
+{
     double *v = &s->peak[(size_t)threads * (size_t)s->nsizes + (size_t)i];
     peak_for(s, threads, i);
     for (int k = 0; k < PEAK_REMEASURE && *v < gbs; k++) {
         double again = bench_memcpy_gbs(threads, s->sizes[i] > 0 ? s->sizes[i] : 1);
-        if (again > *v) *v = again;
+        if (again > *v)
+            *v = again;
     }
     return *v;
 }
@@ -435,7 +467,8 @@ static double peak_at_least(bench_state *s, int threads, int i, double gbs) {
 /* The MPI line under a pld row: MPI's time on the same buffers, the ratio,
  * and the same row in the CSV as implementation "mpi". */
 static void vs_mpi_row(bench_state *s, bench_coll c, const bench_row *pld_row,
-                       const bench_vs_mpi *vs) {
+                       const bench_vs_mpi *vs)
+{
     if (vs->ns < 0) {
         printf("#   %s: failed (or counts beyond MPI's int)\n", bench_vs_mpi_name(c));
         return;
@@ -459,7 +492,8 @@ static void vs_mpi_row(bench_state *s, bench_coll c, const bench_row *pld_row,
 /* The group of one row: row.* of run g (out-of-place or in-place) into
  * the pair, its CSV line, its busbw and wrong elements into the sums. */
 static void add_cell(bench_state *s, int g, int k, const bench_row *row, bench_pair *pr,
-                     coll_sums *sum) {
+                     coll_sums *sum)
+{
     bench_cell *cell = &pr->cell[g];
     *cell = (bench_cell){.present = 1,
                          .time_us = row->time_us,
@@ -480,8 +514,10 @@ static void add_cell(bench_state *s, int g, int k, const bench_row *row, bench_p
         pr->card_ok = 1;
     }
     pr->card_ok &= row->card_ok;
-    if (!row->card_ok) s->card_mismatches++;
-    if (row->wrong > 0) s->bad_cells++;
+    if (!row->card_ok)
+        s->card_mismatches++;
+    if (row->wrong > 0)
+        s->bad_cells++;
     if (k == 0 && row->bytes > 0) { /* nccl-tests averages busbw over both groups */
         sum->busbw_sum += row->busbw;
         sum->rows++;
@@ -491,13 +527,15 @@ static void add_cell(bench_state *s, int g, int k, const bench_row *row, bench_p
 /* One table block: every size of collective c for one dtype, op and root,
  * each size measured once per column group the collective has. */
 static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], pld_dtype dtype,
-                      pld_reduce_op op, int root, coll_sums *sum) {
+                      pld_reduce_op op, int root, coll_sums *sum)
+{
     const bench_opts *o = s->o;
     bench_runner *r[2] = {NULL, NULL};
     int first = modes[0] != BENCH_NMODE ? 0 : 1;
     pld_status st = PLD_OK;
     for (int g = 0; g < 2 && st == PLD_OK; g++) {
-        if (modes[g] == BENCH_NMODE) continue;
+        if (modes[g] == BENCH_NMODE)
+            continue;
         bench_spec spec = {.coll = c,
                            .mode = modes[g],
                            .dtype = dtype,
@@ -528,7 +566,8 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                        .iters = o->iters,
                        .warmup = o->warmup,
                        .warmup_ns = (uint64_t)o->warmup_ms * 1000000u};
-    if (o->vs_mpi) bench_runner_after(r[first], bench_vs_mpi_after, &vs);
+    if (o->vs_mpi)
+        bench_runner_after(r[first], bench_vs_mpi_after, &vs);
 #endif
     size_t esz = pld_dtype_size(dtype);
     int64_t last = -1;
@@ -536,12 +575,14 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
     for (int i = 0; i < nsizes; i++) {
         bench_shape sh; /* of the largest groups (the world without --team) */
         bench_shape_make(c, s->tmax, esz, s->sizes[i], &sh);
-        if (sh.bytes == last) continue; /* rounding mapped two requested sizes to one shape */
+        if (sh.bytes == last)
+            continue; /* rounding mapped two requested sizes to one shape */
         last = sh.bytes;
         progress(s, bench_coll_name(c), i, nsizes, sh.bytes);
         bench_result res[2];
         for (int g = 0; g < 2 && st == PLD_OK; g++)
-            if (r[g]) st = bench_runner_size(r[g], s->sizes[i], &res[g]);
+            if (r[g])
+                st = bench_runner_size(r[g], s->sizes[i], &res[g]);
         if (st != PLD_OK) {
             progress_clear(s);
             fflush(stdout);
@@ -557,7 +598,8 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
             const bench_class *cl = &res[first].cls[k];
             bench_pair pr = {.type = NULL};
             for (int g = 0; g < 2; g++) {
-                if (!r[g]) continue;
+                if (!r[g])
+                    continue;
                 bench_row_spec rs = {.coll = c,
                                      .mode = modes[g],
                                      .dtype = dtype,
@@ -588,7 +630,8 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                     bench_csv_row(s->csv, "pld", bench_coll_name(c), bench_mode_name(modes[g]),
                                   pld_world_transport(s->w), s->team ? gc->t : s->p, &row, 1);
                 add_cell(s, g, k, &row, &pr, sum);
-                if (k == 0 && g == first) first_row = row;
+                if (k == 0 && g == first)
+                    first_row = row;
             }
             if (k == 0)
                 bench_pair_print(stdout, &pr);
@@ -596,20 +639,23 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                 other_size_row(&pr, cl);
         }
 #ifdef PLD_HAVE_MPI
-        if (o->vs_mpi) vs_mpi_row(s, c, &first_row, &vs);
+        if (o->vs_mpi)
+            vs_mpi_row(s, c, &first_row, &vs);
 #else
         (void)first_row;
 #endif
         fflush(stdout);
         for (int g = 0; g < 2; g++)
-            if (r[g] && res[g].wrong > 0) sum->wrong += res[g].wrong;
+            if (r[g] && res[g].wrong > 0)
+                sum->wrong += res[g].wrong;
     }
     progress_clear(s);
     bench_runner_close(r[0]);
     bench_runner_close(r[1]);
 }
 
-static void run_coll(bench_state *s, bench_coll c) {
+static void run_coll(bench_state *s, bench_coll c)
+{
     const bench_opts *o = s->o;
     bench_mode modes[2];
     bench_places(c, o->sh.mode, modes);
@@ -641,8 +687,8 @@ static void run_coll(bench_state *s, bench_coll c) {
                 continue;
             }
             for (int root = 0; root < nroots; root++)
-                run_combo(s, c, modes, dtypes[t], ops[q],
-                          o->root_all ? root : (int)o->sh.root, &sum);
+                run_combo(s, c, modes, dtypes[t], ops[q], o->root_all ? root : (int)o->sh.root,
+                          &sum);
         }
     }
     if (o->check)
@@ -656,7 +702,8 @@ static void run_coll(bench_state *s, bench_coll c) {
     s->busbw_n += sum.rows;
 }
 
-static int vs_mpi_unavailable(const bench_opts *o) {
+static int vs_mpi_unavailable(const bench_opts *o)
+{
     (void)o;
     fprintf(stderr,
             "pld bench: --vs-mpi times MPI's own collectives (MPI_Allgather, MPI_Alltoall, ...)\n"
@@ -673,22 +720,27 @@ static int vs_mpi_unavailable(const bench_opts *o) {
     return CLI_EXIT_USAGE;
 }
 
-int bench_main(int argc, char **argv) {
+int bench_main(int argc, char **argv)
+{
     bench_opts o;
     int rc = parse(&o, argc, argv);
-    if (rc < 0) return usage(stdout);
-    if (rc) return rc;
+    if (rc < 0)
+        return usage(stdout);
+    if (rc)
+        return rc;
 #ifdef PLD_HAVE_MPI
     if (o.vs_mpi) {
         char why[160];
-        if (!o.sh.cfg.transport || strcmp(o.sh.cfg.transport, "mpi")) return vs_mpi_unavailable(&o);
+        if (!o.sh.cfg.transport || strcmp(o.sh.cfg.transport, "mpi"))
+            return vs_mpi_unavailable(&o);
         if (bench_vs_mpi_check(o.sh.dtype, why, sizeof why)) {
             fprintf(stderr, "pld bench: --vs-mpi: %s\n", why);
             return CLI_EXIT_USAGE;
         }
     }
 #else
-    if (o.vs_mpi) return vs_mpi_unavailable(&o);
+    if (o.vs_mpi)
+        return vs_mpi_unavailable(&o);
 #endif
 
     static bench_state s;
@@ -697,7 +749,8 @@ int bench_main(int argc, char **argv) {
     s.start_ns = bench_now_ns();
     s.progress_tty = isatty(2);
     pld_status st = pld_world_init(&s.w, &o.sh.cfg);
-    if (st != PLD_OK) return cli_world_error("bench", st);
+    if (st != PLD_OK)
+        return cli_world_error("bench", st);
     s.p = pld_world_size(s.w);
     pld_world_limits(s.w, &s.lim);
     /* under mpi every process runs this; the root process prints (the
@@ -804,7 +857,8 @@ int bench_main(int argc, char **argv) {
                 "pld bench: %d row(s) where the byte counters differ from the cost card "
                 "(marked !)\n",
                 s.card_mismatches);
-    if (s.csv) fclose(s.csv);
+    if (s.csv)
+        fclose(s.csv);
     free(s.peak);
     pld_world_finalize(s.w);
     return s.failures || s.wrong ? 1 : 0;

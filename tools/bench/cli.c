@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cli_init(cli *k, const char *cmd, int argc, char **argv) {
+void cli_init(cli *k, const char *cmd, int argc, char **argv)
+{
     k->argc = argc;
     k->argv = argv;
     k->i = 1;
@@ -16,12 +17,14 @@ void cli_init(cli *k, const char *cmd, int argc, char **argv) {
     k->pending = NULL;
 }
 
-const char *cli_next(cli *k) {
+const char *cli_next(cli *k)
+{
     k->pending = NULL;
     return k->i < k->argc ? k->argv[k->i++] : NULL;
 }
 
-int cli_is(cli *k, const char *arg, const char *s, const char *l) {
+int cli_is(cli *k, const char *arg, const char *s, const char *l)
+{
     size_t n;
     if (l && !strncmp(arg, l, n = strlen(l)) && (arg[n] == '\0' || arg[n] == '=')) {
         k->pending = arg[n] == '=' ? arg + n + 1 : NULL;
@@ -39,7 +42,8 @@ int cli_is(cli *k, const char *arg, const char *s, const char *l) {
     return 0;
 }
 
-int cli_usage_error(const cli *k, const char *fmt, ...) {
+int cli_usage_error(const cli *k, const char *fmt, ...)
+{
     va_list ap;
     fprintf(stderr, "pld %s: ", k->cmd);
     va_start(ap, fmt);
@@ -49,27 +53,32 @@ int cli_usage_error(const cli *k, const char *fmt, ...) {
     return CLI_EXIT_USAGE;
 }
 
-const char *cli_value(cli *k, const char *opt) {
+const char *cli_value(cli *k, const char *opt)
+{
     if (k->pending) {
         const char *v = k->pending;
         k->pending = NULL;
         return v;
     }
-    if (k->i < k->argc) return k->argv[k->i++];
+    if (k->i < k->argc)
+        return k->argv[k->i++];
     cli_usage_error(k, "option %s needs a value", opt);
     return NULL;
 }
 
-int cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+int cli_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
     *out = v;
     return 0;
 }
 
-int cli_dtype(const char *s, pld_dtype *out) {
+int cli_dtype(const char *s, pld_dtype *out)
+{
     static const struct {
         const char *alias;
         pld_dtype t;
@@ -93,7 +102,8 @@ int cli_dtype(const char *s, pld_dtype *out) {
 
 static const char *const op_names[] = {"sum", "max", "min", "prod"};
 
-int cli_op(const char *s, pld_reduce_op *out) {
+int cli_op(const char *s, pld_reduce_op *out)
+{
     for (int i = 0; i < 4; i++)
         if (!strcmp(s, op_names[i])) {
             *out = (pld_reduce_op)i;
@@ -102,11 +112,13 @@ int cli_op(const char *s, pld_reduce_op *out) {
     return -1;
 }
 
-const char *cli_op_name(pld_reduce_op op) {
+const char *cli_op_name(pld_reduce_op op)
+{
     return (unsigned)op < 4 ? op_names[op] : "?";
 }
 
-int cli_size_check(const cli *k, const char *opt, int64_t bytes, pld_dtype dtype) {
+int cli_size_check(const cli *k, const char *opt, int64_t bytes, pld_dtype dtype)
+{
     int64_t esz = (int64_t)pld_dtype_size(dtype);
     if (bytes <= 0)
         return cli_usage_error(k, "%s %lld: a size is at least one %s element (%lld bytes)", opt,
@@ -120,24 +132,30 @@ int cli_size_check(const cli *k, const char *opt, int64_t bytes, pld_dtype dtype
     return 0;
 }
 
-int cli_world_error(const char *cmd, pld_status st) {
+int cli_world_error(const char *cmd, pld_status st)
+{
     fprintf(stderr, "pld %s: %s: %s\n", cmd, pld_status_name(st), pld_last_error());
     return st == PLD_ERR_ARG || st == PLD_ERR_UNSUPPORTED ? CLI_EXIT_USAGE : 1;
 }
 
-int cli_shared_option(cli *k, const char *arg, cli_shared *o) {
+int cli_shared_option(cli *k, const char *arg, cli_shared *o)
+{
     const char *v;
     if (cli_is(k, arg, "-p", "--platform")) {
-        if (!(v = cli_value(k, "--platform"))) return -1;
+        if (!(v = cli_value(k, "--platform")))
+            return -1;
         o->cfg.platform = v;
     } else if (cli_is(k, arg, "-d", "--device")) {
-        if (!(v = cli_value(k, "--device"))) return -1;
+        if (!(v = cli_value(k, "--device")))
+            return -1;
         o->cfg.devices = v;
     } else if (cli_is(k, arg, NULL, "--transport")) {
-        if (!(v = cli_value(k, "--transport"))) return -1;
+        if (!(v = cli_value(k, "--transport")))
+            return -1;
         o->cfg.transport = v;
     } else if (cli_is(k, arg, NULL, "--dtype")) {
-        if (!(v = cli_value(k, "--dtype"))) return -1;
+        if (!(v = cli_value(k, "--dtype")))
+            return -1;
         if (cli_dtype(v, &o->dtype))
             return cli_usage_error(k,
                                    "--dtype %s: not a dtype (fp32 fp16 bf16 int32 int16 int8 "
@@ -146,17 +164,19 @@ int cli_shared_option(cli *k, const char *arg, cli_shared *o) {
                    -1;
         o->dtype_given = 1;
     } else if (cli_is(k, arg, "-o", "--op")) {
-        if (!(v = cli_value(k, "--op"))) return -1;
+        if (!(v = cli_value(k, "--op")))
+            return -1;
         if (cli_op(v, &o->op))
             return cli_usage_error(k, "--op %s: not an op (sum max min prod)", v), -1;
         o->op_given = 1;
     } else if (cli_is(k, arg, NULL, "--mode")) {
-        if (!(v = cli_value(k, "--mode"))) return -1;
+        if (!(v = cli_value(k, "--mode")))
+            return -1;
         if (bench_mode_parse(v, &o->mode))
-            return cli_usage_error(k, "--mode %s: not a mode (push inplace pull mesh ring)", v),
-                   -1;
+            return cli_usage_error(k, "--mode %s: not a mode (push inplace pull mesh ring)", v), -1;
     } else if (cli_is(k, arg, "-r", "--root")) {
-        if (!(v = cli_value(k, "--root"))) return -1;
+        if (!(v = cli_value(k, "--root")))
+            return -1;
         if (cli_int(v, 0, 1 << 20, &o->root))
             return cli_usage_error(k, "--root %s: the root is a rank >= 0", v), -1;
     } else {

@@ -9,11 +9,13 @@ static const char *const mode_names[BENCH_NMODE] = {
     [BENCH_MODE_PULL] = "pull",       [BENCH_MODE_MESH] = "mesh", [BENCH_MODE_RING] = "ring",
 };
 
-const char *bench_mode_name(bench_mode m) {
+const char *bench_mode_name(bench_mode m)
+{
     return (unsigned)m < BENCH_NMODE ? mode_names[m] : "?";
 }
 
-int bench_mode_parse(const char *s, bench_mode *out) {
+int bench_mode_parse(const char *s, bench_mode *out)
+{
     for (int i = 0; i < BENCH_NMODE; i++)
         if (!strcmp(s, mode_names[i])) {
             *out = (bench_mode)i;
@@ -22,7 +24,8 @@ int bench_mode_parse(const char *s, bench_mode *out) {
     return -1;
 }
 
-bench_mode bench_mode_resolve(bench_coll c, bench_mode m) {
+bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
+{
     switch (c) {
     case BENCH_ALLGATHER:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH
@@ -45,7 +48,8 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m) {
     }
 }
 
-const char *bench_mode_choices(bench_coll c) {
+const char *bench_mode_choices(bench_coll c)
+{
     switch (c) {
     case BENCH_ALLGATHER:
         return "push|inplace";
@@ -67,20 +71,24 @@ const char *bench_mode_choices(bench_coll c) {
  * with pld_remote_reduce), whole cache lines
  * (multiples of 64 elements) when the budget allows; see
  * pld__coll_chunk_elems in src/coll/coll_util.c. */
-static int64_t mesh_chunk(size_t ub_bytes, size_t elt) {
+static int64_t mesh_chunk(size_t ub_bytes, size_t elt)
+{
     int64_t n = (int64_t)(ub_bytes / elt);
-    if (n >= 64) n -= n % 64;
+    if (n >= 64)
+        n -= n % 64;
     return n > 0 ? n : 1;
 }
 
 /* Elements of ring segment k of n elements over p ranks (allreduce_ring.c). */
-static int64_t ring_seg(int64_t n, int p, int k) {
+static int64_t ring_seg(int64_t n, int p, int k)
+{
     k = ((k % p) + p) % p;
     return n * (k + 1) / p - n * k / p;
 }
 
 void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
-                     const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *out) {
+                     const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *out)
+{
     bench_card k = {0};
     uint64_t P = (uint64_t)p, row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
     switch (c) {
@@ -129,11 +137,13 @@ void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
         break;
     }
     k.waits = (uint64_t)k.rounds * (P - 1);
-    if (p == 1) k.rounds = 0, k.waits = 0;
+    if (p == 1)
+        k.rounds = 0, k.waits = 0;
     *out = k;
 }
 
-const char *bench_card_formula(bench_coll c, bench_mode mode) {
+const char *bench_card_formula(bench_coll c, bench_mode mode)
+{
     switch (c) {
     case BENCH_BARRIER:
         return "no data; 1 barrier round";

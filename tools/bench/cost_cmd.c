@@ -20,7 +20,8 @@ typedef struct cost_opts {
     int64_t size;
 } cost_opts;
 
-static int usage(FILE *out) {
+static int usage(FILE *out)
+{
     fprintf(out,
             "usage: pld cost <collective> -s SIZE [options]\n"
             "  collectives: barrier broadcast allgather reduce_scatter allreduce all_to_all\n"
@@ -40,18 +41,23 @@ static int usage(FILE *out) {
     return out == stderr ? CLI_EXIT_USAGE : 0;
 }
 
-static int parse(cost_opts *o, int argc, char **argv) {
+static int parse(cost_opts *o, int argc, char **argv)
+{
     cli k;
     const char *arg, *v;
     cli_init(&k, "cost", argc, argv);
     *o = (cost_opts){.sh = {.dtype = PLD_FP32, .op = PLD_SUM}};
     while ((arg = cli_next(&k))) {
 #define VALUE(opt)                                                                                 \
-    if (!(v = cli_value(&k, opt))) return CLI_EXIT_USAGE;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return -1;
+    if (!(v = cli_value(&k, opt)))                                                                 \
+        return CLI_EXIT_USAGE;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+            return -1;
         int shared = cli_shared_option(&k, arg, &o->sh);
-        if (shared < 0) return CLI_EXIT_USAGE;
-        if (shared) continue;
+        if (shared < 0)
+            return CLI_EXIT_USAGE;
+        if (shared)
+            continue;
         if (cli_is(&k, arg, "-s", "--size")) {
             VALUE("--size");
             if (bench_size_parse(v, &o->size))
@@ -75,7 +81,8 @@ static int parse(cost_opts *o, int argc, char **argv) {
                                    "reduce_scatter allreduce all_to_all all_to_all_v)");
     if (!o->have_size && o->coll != BENCH_BARRIER)
         return cli_usage_error(&k, "-s SIZE is required");
-    if (o->have_size && cli_size_check(&k, "-s", o->size, o->sh.dtype)) return CLI_EXIT_USAGE;
+    if (o->have_size && cli_size_check(&k, "-s", o->size, o->sh.dtype))
+        return CLI_EXIT_USAGE;
     if (bench_mode_resolve(o->coll, o->sh.mode) == BENCH_NMODE)
         return cli_usage_error(&k, "%s has no mode '%s' (modes: %s)", bench_coll_name(o->coll),
                                bench_mode_name(o->sh.mode), bench_mode_choices(o->coll));
@@ -88,7 +95,8 @@ static int parse(cost_opts *o, int argc, char **argv) {
     return 0;
 }
 
-static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype dt) {
+static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype dt)
+{
     printf("# size %lld B = %lld %s elements: ", (long long)sh->bytes, (long long)sh->count,
            pld_dtype_name(dt));
     switch (c) {
@@ -118,19 +126,24 @@ static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype
     }
 }
 
-static int card_eq(const bench_card *a, const bench_card *b) {
+static int card_eq(const bench_card *a, const bench_card *b)
+{
     return a->to_peers == b->to_peers && a->from_peers == b->from_peers && a->self == b->self &&
            a->rounds == b->rounds && a->waits == b->waits;
 }
 
-int cost_main(int argc, char **argv) {
+int cost_main(int argc, char **argv)
+{
     cost_opts o;
     int rc = parse(&o, argc, argv);
-    if (rc < 0) return usage(stdout);
-    if (rc) return rc;
+    if (rc < 0)
+        return usage(stdout);
+    if (rc)
+        return rc;
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &o.sh.cfg);
-    if (st != PLD_OK) return cli_world_error("cost", st);
+    if (st != PLD_OK)
+        return cli_world_error("cost", st);
     int p = pld_world_size(w);
     if (o.coll == BENCH_BROADCAST && o.sh.root >= p) {
         fprintf(stderr, "pld cost: --root %lld is not a rank of P=%d\n", (long long)o.sh.root, p);
@@ -147,7 +160,8 @@ int cost_main(int argc, char **argv) {
     printf("# pld cost: %s (%s), P=%d, platform %s (UB %zu bytes per core)\n",
            bench_coll_name(o.coll), bench_mode_name(mode), p, pld_world_platform(w), lim.ub_bytes);
     describe_shape(o.coll, p, &sh, o.sh.dtype);
-    if (o.coll == BENCH_BROADCAST) printf("# root %lld\n", (long long)o.sh.root);
+    if (o.coll == BENCH_BROADCAST)
+        printf("# root %lld\n", (long long)o.sh.root);
     printf("# card: %s\n", bench_card_formula(o.coll, mode));
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
@@ -171,7 +185,8 @@ int cost_main(int argc, char **argv) {
                            .warmup = 0,
                            .check = 1};
         st = bench_runner_open(w, &spec, &run);
-        if (st == PLD_OK) st = bench_runner_size(run, o.size, &res);
+        if (st == PLD_OK)
+            st = bench_runner_size(run, o.size, &res);
         if (st != PLD_OK) {
             fprintf(stderr, "pld cost: --measure: %s: %s\n", pld_status_name(st),
                     pld_world_error(w));
@@ -231,7 +246,8 @@ int cost_main(int argc, char **argv) {
         printf("# measured: byte counters per call (one timed and one checked call, %lld wrong "
                "elements); they %s the card on every rank\n",
                (long long)res.wrong, mismatches ? "DIFFER from" : "equal");
-        if (mismatches || res.wrong) status = 1;
+        if (mismatches || res.wrong)
+            status = 1;
     }
     free(mv);
     bench_runner_close(run);

@@ -10,7 +10,8 @@
     "write --team x=K (rows of K consecutive ranks) or --team y=K (columns: ranks equal mod K)"
 #define LISTED_GROUPS 16
 
-int bench_team_parse(const char *s, bench_team_opt *out, char *why, size_t n) {
+int bench_team_parse(const char *s, bench_team_opt *out, char *why, size_t n)
+{
     const char *eq = strchr(s, '=');
     if (!eq) {
         snprintf(why, n, "--team %s: no '=K'; %s", s, HOW);
@@ -34,7 +35,8 @@ int bench_team_parse(const char *s, bench_team_opt *out, char *why, size_t n) {
 }
 
 pld_status bench_team_make(pld_world *w, const bench_team_opt *o, pld_team **team, char *why,
-                           size_t n) {
+                           size_t n)
+{
     int p = pld_world_size(w);
     if (o->k > p) {
         snprintf(why, n, "--team %s: K = %lld is more ranks than the world has (P=%d); K is 1..%d",
@@ -52,7 +54,8 @@ pld_status bench_team_make(pld_world *w, const bench_team_opt *o, pld_team **tea
     return PLD_OK;
 }
 
-void bench_team_extent(const pld_world *w, const pld_team *t, int *min, int *max) {
+void bench_team_extent(const pld_world *w, const pld_team *t, int *min, int *max)
+{
     int p = pld_world_size(w);
     *min = p;
     *max = 0;
@@ -64,13 +67,15 @@ void bench_team_extent(const pld_world *w, const pld_team *t, int *min, int *max
 }
 
 /* The distinct group sizes of t, largest first (at most cap). */
-static int sizes(const pld_world *w, const pld_team *t, int *out, int cap) {
+static int sizes(const pld_world *w, const pld_team *t, int *out, int cap)
+{
     int n = 0;
     for (int q = 0; q < pld_world_size(w); q++) {
         int sz = pld_team_group_size(t, q), i = 0;
         while (i < n && out[i] != sz)
             i++;
-        if (i < n || n == cap) continue;
+        if (i < n || n == cap)
+            continue;
         while (i > 0 && out[i - 1] < sz) /* insert, keeping the order */
             out[i] = out[i - 1], i--;
         out[i] = sz;
@@ -79,8 +84,8 @@ static int sizes(const pld_world *w, const pld_team *t, int *out, int cap) {
     return n;
 }
 
-void bench_team_describe(FILE *out, const pld_world *w, const bench_team_opt *o,
-                         const pld_team *t) {
+void bench_team_describe(FILE *out, const pld_world *w, const bench_team_opt *o, const pld_team *t)
+{
     int p = pld_world_size(w), sz[8];
     int nsz = sizes(w, t, sz, 8);
     fprintf(out,
@@ -97,7 +102,8 @@ void bench_team_describe(FILE *out, const pld_world *w, const bench_team_opt *o,
     fprintf(out, "\n# groups (world ranks):");
     int listed = 0;
     for (int q = 0; q < p; q++) {
-        if (pld_team_rank_of(t, q) != 0) continue; /* a group is listed at its rank 0 */
+        if (pld_team_rank_of(t, q) != 0)
+            continue; /* a group is listed at its rank 0 */
         if (listed++ == LISTED_GROUPS) {
             fprintf(out, " ...");
             break;

@@ -2,7 +2,8 @@
 /* MPI's own collectives, called and timed: see mpi_ref.h. */
 #include "mpi_ref.h"
 
-int bench_mpi_call(bench_coll c, const bench_mpi_bufs *b, MPI_Comm comm) {
+int bench_mpi_call(bench_coll c, const bench_mpi_bufs *b, MPI_Comm comm)
+{
     int s = (int)b->sh.cols, n = (int)b->sh.count;
     switch (c) {
     case BENCH_BARRIER:
@@ -28,11 +29,13 @@ int bench_mpi_call(bench_coll c, const bench_mpi_bufs *b, MPI_Comm comm) {
 
 /* all_to_all_v: rows rank s sends to rank d in checked iteration it, 0..M
  * (the same rule as pld bench's kernel). */
-static int a2av_rows(int64_t m, int s, int d, int64_t it) {
+static int a2av_rows(int64_t m, int s, int d, int64_t it)
+{
     return (int)(((int64_t)s * 3 + d + it) % (m + 1));
 }
 
-void bench_mpi_counts(bench_mpi_bufs *b, int rank, int nranks, int64_t it) {
+void bench_mpi_counts(bench_mpi_bufs *b, int rank, int nranks, int64_t it)
+{
     int64_t m = b->sh.m, s = b->sh.cols;
     for (int d = 0; d < nranks; d++) {
         b->sdispl[d] = b->rdispl[d] = (int)(d * m * s);
@@ -42,7 +45,8 @@ void bench_mpi_counts(bench_mpi_bufs *b, int rank, int nranks, int64_t it) {
 }
 
 double bench_mpi_time(bench_coll c, const bench_mpi_bufs *b, int64_t iters, int64_t warmup,
-                      uint64_t warmup_ns, MPI_Comm comm) {
+                      uint64_t warmup_ns, MPI_Comm comm)
+{
     int rc = MPI_SUCCESS;
     double w0 = MPI_Wtime();
     for (int64_t i = 0; i < warmup && rc == MPI_SUCCESS; i++)
@@ -50,10 +54,12 @@ double bench_mpi_time(bench_coll c, const bench_mpi_bufs *b, int64_t iters, int6
     while (rc == MPI_SUCCESS) {
         int done = MPI_Wtime() - w0 >= (double)warmup_ns * 1e-9;
         rc = MPI_Bcast(&done, 1, MPI_INT, 0, comm);
-        if (done || rc != MPI_SUCCESS) break;
+        if (done || rc != MPI_SUCCESS)
+            break;
         rc = bench_mpi_call(c, b, comm);
     }
-    if (rc == MPI_SUCCESS) rc = MPI_Barrier(comm);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     for (int64_t i = 0; i < iters && rc == MPI_SUCCESS; i++)
         rc = bench_mpi_call(c, b, comm);
@@ -64,14 +70,12 @@ double bench_mpi_time(bench_coll c, const bench_mpi_bufs *b, int64_t iters, int6
     return all_ok ? tmax : -1;
 }
 
-const char *bench_mpi_name(bench_coll c) {
+const char *bench_mpi_name(bench_coll c)
+{
     static const char *const names[BENCH_NCOLL] = {
-        [BENCH_BARRIER] = "MPI_Barrier",
-        [BENCH_BROADCAST] = "MPI_Bcast",
-        [BENCH_ALLGATHER] = "MPI_Allgather",
-        [BENCH_REDUCE_SCATTER] = "MPI_Reduce_scatter_block",
-        [BENCH_ALLREDUCE] = "MPI_Allreduce",
-        [BENCH_ALL_TO_ALL] = "MPI_Alltoall",
+        [BENCH_BARRIER] = "MPI_Barrier",        [BENCH_BROADCAST] = "MPI_Bcast",
+        [BENCH_ALLGATHER] = "MPI_Allgather",    [BENCH_REDUCE_SCATTER] = "MPI_Reduce_scatter_block",
+        [BENCH_ALLREDUCE] = "MPI_Allreduce",    [BENCH_ALL_TO_ALL] = "MPI_Alltoall",
         [BENCH_ALL_TO_ALL_V] = "MPI_Alltoallv",
     };
     return (unsigned)c < BENCH_NCOLL && names[c] ? names[c] : "?";

@@ -15,8 +15,8 @@ typedef struct bench_mpi_bufs {
     MPI_Datatype type;
     MPI_Op op;
     int root;
-    int inplace;      /* allgather: this rank's row is already in out (MPI_IN_PLACE) */
-    void *in, *out;   /* the pld collective's input and window slice */
+    int inplace;    /* allgather: this rank's row is already in out (MPI_IN_PLACE) */
+    void *in, *out; /* the pld collective's input and window slice */
     int *scount, *sdispl, *rcount, *rdispl; /* all_to_all_v, P each */
 } bench_mpi_bufs;
 

@@ -30,27 +30,32 @@ typedef struct peak_thread {
     pthread_t tid;
 } peak_thread;
 
-int bench_online_cores(void) {
+int bench_online_cores(void)
+{
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 }
 
-static size_t mapped_size(int64_t bytes) {
+static size_t mapped_size(int64_t bytes)
+{
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     return ((size_t)bytes + page - 1) / page * page;
 }
 
-static unsigned char *map_buffer(size_t n) {
+static unsigned char *map_buffer(size_t n)
+{
     void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
-int bench_peak_buffers(int64_t bytes, unsigned char **src, unsigned char **dst) {
+int bench_peak_buffers(int64_t bytes, unsigned char **src, unsigned char **dst)
+{
     size_t n = mapped_size(bytes > 0 ? bytes : 1);
     *src = map_buffer(n);
     *dst = *src ? map_buffer(n) : NULL;
     if (!*dst) {
-        if (*src) munmap(*src, n);
+        if (*src)
+            munmap(*src, n);
         *src = NULL;
         return -1;
     }
@@ -60,13 +65,17 @@ int bench_peak_buffers(int64_t bytes, unsigned char **src, unsigned char **dst) 
     return 0;
 }
 
-void bench_peak_buffers_free(int64_t bytes, unsigned char *src, unsigned char *dst) {
+void bench_peak_buffers_free(int64_t bytes, unsigned char *src, unsigned char *dst)
+{
     size_t n = mapped_size(bytes > 0 ? bytes : 1);
-    if (src) munmap(src, n);
-    if (dst) munmap(dst, n);
+    if (src)
+        munmap(src, n);
+    if (dst)
+        munmap(dst, n);
 }
 
-static void copy_reps(peak_thread *t) {
+static void copy_reps(peak_thread *t)
+{
     size_t n = (size_t)t->run->bytes, piece = t->run->piece ? t->run->piece : n;
     for (int i = 0; i < t->run->reps; i++) {
         for (size_t off = 0; off < n; off += piece)
@@ -75,21 +84,26 @@ static void copy_reps(peak_thread *t) {
     }
 }
 
-static void *worker(void *arg) {
+static void *worker(void *arg)
+{
     peak_thread *t = arg;
     for (;;) {
         pthread_barrier_wait(&t->run->bar);
-        if (t->run->stop) return NULL;
+        if (t->run->stop)
+            return NULL;
         copy_reps(t);
         pthread_barrier_wait(&t->run->bar);
     }
 }
 
-double bench_memcpy_gbs(int threads, int64_t bytes) {
-    if (threads < 1 || bytes < 1) return 0;
+double bench_memcpy_gbs(int threads, int64_t bytes)
+{
+    if (threads < 1 || bytes < 1)
+        return 0;
     peak_run run = {.bytes = bytes, .reps = 1};
     peak_thread *t = calloc((size_t)threads, sizeof *t);
-    if (!t) return 0;
+    if (!t)
+        return 0;
     double best = 0;
     int ok = 1;
     for (int i = 0; ok && i < threads; i++) {
@@ -113,13 +127,15 @@ double bench_memcpy_gbs(int threads, int64_t bytes) {
             copy_reps(&t[0]);
             pthread_barrier_wait(&run.bar);
             uint64_t ns = bench_now_ns() - t0;
-            if (warm) continue;
+            if (warm)
+                continue;
             if (ns < TRIAL_NS && run.reps < MAX_REPS) {
                 run.reps *= 2; /* calibrating: too short to time */
                 continue;
             }
             double gbs = (double)threads * (double)bytes * run.reps / (double)ns;
-            if (gbs > best) best = gbs;
+            if (gbs > best)
+                best = gbs;
             trials++;
         }
         run.stop = 1;

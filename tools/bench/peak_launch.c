@@ -13,7 +13,8 @@ typedef struct peak_arg {
     double *gbs;
 } peak_arg;
 
-static void k_peak(pld_ctx *c, void *p) {
+static void k_peak(pld_ctx *c, void *p)
+{
     peak_arg *a = p;
     if (pld_rank(c) == 0)
         for (int t = 1; t <= a->max_threads; t++)
@@ -24,7 +25,8 @@ static void k_peak(pld_ctx *c, void *p) {
 }
 
 pld_status bench_peak_measure(pld_world *w, int max_threads, const int64_t *sizes, int nsizes,
-                              double *out) {
+                              double *out)
+{
     int p = pld_world_size(w);
     size_t cells = (size_t)(max_threads + 1) * (size_t)nsizes;
     pld_window_buffer *sb = NULL;
@@ -34,7 +36,8 @@ pld_status bench_peak_measure(pld_world *w, int max_threads, const int64_t *size
     pld_status st = a && sz && gbs ? PLD_OK : PLD_ERR_NOMEM;
     if (st == PLD_OK)
         st = pld_alloc_window_buffer(w, sizeof(int32_t) * (size_t)p, "bench_peak_signal", &sb);
-    if (st == PLD_OK) st = pld_window(sb, PLD_INT32, 2, PLD_IDX(p, 1), &a->sig);
+    if (st == PLD_OK)
+        st = pld_window(sb, PLD_INT32, 2, PLD_IDX(p, 1), &a->sig);
     if (st == PLD_OK) {
         memcpy(sz, sizes, sizeof *sz * (size_t)nsizes);
         a->max_threads = max_threads;
@@ -46,7 +49,8 @@ pld_status bench_peak_measure(pld_world *w, int max_threads, const int64_t *size
     if (st == PLD_OK)
         for (size_t i = (size_t)nsizes; i < cells; i++)
             out[i] = gbs[i];
-    if (sb) pld_free_window_buffer(w, sb);
+    if (sb)
+        pld_free_window_buffer(w, sb);
     pld_host_free(w, gbs);
     pld_host_free(w, sz);
     pld_host_free(w, a);

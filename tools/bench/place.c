@@ -2,15 +2,18 @@
 /* The column groups of pld bench: see place.h. */
 #include "place.h"
 
-void bench_places(bench_coll c, bench_mode req, bench_mode modes[2]) {
+void bench_places(bench_coll c, bench_mode req, bench_mode modes[2])
+{
     bench_mode m = bench_mode_resolve(c, req);
     if (m == BENCH_NMODE) /* 'all' with a mode that fits other collectives */
         m = bench_mode_resolve(c, BENCH_MODE_DEFAULT);
     modes[BENCH_OUT_OF_PLACE] = modes[BENCH_IN_PLACE] = BENCH_NMODE;
     switch (c) {
     case BENCH_ALLGATHER:
-        if (req != BENCH_MODE_INPLACE) modes[BENCH_OUT_OF_PLACE] = BENCH_MODE_PUSH;
-        if (req != BENCH_MODE_PUSH) modes[BENCH_IN_PLACE] = BENCH_MODE_INPLACE;
+        if (req != BENCH_MODE_INPLACE)
+            modes[BENCH_OUT_OF_PLACE] = BENCH_MODE_PUSH;
+        if (req != BENCH_MODE_PUSH)
+            modes[BENCH_IN_PLACE] = BENCH_MODE_INPLACE;
         break;
     case BENCH_BARRIER:
     case BENCH_ALL_TO_ALL:
@@ -23,7 +26,8 @@ void bench_places(bench_coll c, bench_mode req, bench_mode modes[2]) {
     }
 }
 
-const char *bench_place_note(bench_coll c) {
+const char *bench_place_note(bench_coll c)
+{
     switch (c) {
     case BENCH_BARRIER:
         return "no buffers: the time is in the out-of-place group";

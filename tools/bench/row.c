@@ -4,7 +4,8 @@
 
 #include "cli.h"
 
-double bench_row_time_ns(const bench_class *cl, int average) {
+double bench_row_time_ns(const bench_class *cl, int average)
+{
     switch (average) {
     case 0:
         return cl->time_ns_first;
@@ -18,7 +19,8 @@ double bench_row_time_ns(const bench_class *cl, int average) {
 }
 
 void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, bench_row *row,
-                    uint64_t *moved, int *copiers) {
+                    uint64_t *moved, int *copiers)
+{
     const bench_class *cl = &res->cls[k];
     const bench_shape *sh = &cl->shape;
     bench_coll c = rs->coll;
@@ -38,7 +40,8 @@ void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, be
     *moved = 0;
     *copiers = 0;
     for (int q = 0; q < rs->p; q++) {
-        if (res->rank_class[q] != k) continue;
+        if (res->rank_class[q] != k)
+            continue;
         const pld_counters *m = &res->counters[q];
         bench_card card;
         bench_card_make(c, rs->mode, cl->t, res->group_rank[q], rs->root, sh, esz, rs->ub_bytes,

@@ -23,11 +23,11 @@ typedef struct bench_row_spec {
 } bench_row_spec;
 
 /* Row of class k of res: size, count, time (over the ranks of the class
- * as rs->average says), algbw and busbw from it with n = the class's T, #wrong, the largest per-rank
- * peer and self bytes and card, card_ok (every rank of the class equals
- * its card, from its group rank in a world of T). *moved: bytes the ranks
- * of the class copied in the whole launch (res->ncalls calls); *copiers:
- * how many of them copy at all (for %peak, which the caller adds). */
+ * as rs->average says), algbw and busbw from it with n = the class's T, #wrong, the largest
+ * per-rank peer and self bytes and card, card_ok (every rank of the class equals its card, from its
+ * group rank in a world of T). *moved: bytes the ranks of the class copied in the whole launch
+ * (res->ncalls calls); *copiers: how many of them copy at all (for %peak, which the caller adds).
+ */
 /* The time of class cl that `average` (as above) picks, ns per call. */
 double bench_row_time_ns(const bench_class *cl, int average);
 

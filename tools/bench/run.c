@@ -72,11 +72,13 @@ typedef struct kbufs {
 } kbufs;
 
 /* all_to_all_v: rows rank s sends to rank d in checked iteration it, 0..M. */
-static int32_t a2av_count(int64_t m, int s, int d, int64_t it) {
+static int32_t a2av_count(int64_t m, int s, int d, int64_t it)
+{
     return (int32_t)(((int64_t)s * 3 + d + it) % (m + 1));
 }
 
-static void call(pld_ctx *c, const bench_arg *a, const kbufs *b) {
+static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
+{
     const bench_grp *g = b->g;
     switch (a->spec.coll) {
     case BENCH_BARRIER:
@@ -112,7 +114,8 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b) {
 }
 
 /* Inputs of checked iteration `it` on this rank. */
-static void fill(const bench_arg *a, const kbufs *b, int64_t it) {
+static void fill(const bench_arg *a, const kbufs *b, int64_t it)
+{
     const bench_vals *v = &b->g->vals;
     const bench_shape *sh = &b->g->sh;
     int64_t s = sh->cols, m = sh->m;
@@ -155,7 +158,8 @@ static void fill(const bench_arg *a, const kbufs *b, int64_t it) {
 }
 
 /* Test hook: spoil one element of the result this rank is about to verify. */
-static int64_t inject(const bench_arg *a, const kbufs *b) {
+static int64_t inject(const bench_arg *a, const kbufs *b)
+{
     const bench_shape *sh = &b->g->sh;
     switch (a->spec.coll) {
     case BENCH_BARRIER:
@@ -174,7 +178,8 @@ static int64_t inject(const bench_arg *a, const kbufs *b) {
 }
 
 /* Wrong elements of checked iteration `it` on this rank. */
-static int64_t verify(const bench_arg *a, const kbufs *b, int64_t it) {
+static int64_t verify(const bench_arg *a, const kbufs *b, int64_t it)
+{
     const bench_vals *v = &b->g->vals;
     const bench_shape *sh = &b->g->sh;
     int64_t s = sh->cols, m = sh->m, wrong = 0;
@@ -208,15 +213,18 @@ static int64_t verify(const bench_arg *a, const kbufs *b, int64_t it) {
 }
 
 /* The class of groups of size t. */
-static const bench_grp *grp_of(const bench_arg *a, int t) {
+static const bench_grp *grp_of(const bench_arg *a, int t)
+{
     for (int i = 0; i < a->ngrp; i++)
-        if (a->grp[i].t == t) return &a->grp[i];
+        if (a->grp[i].t == t)
+            return &a->grp[i];
     return NULL;
 }
 
 /* w is the world's context; c the one the collective runs in: the view of
  * this rank's group with a team, w itself without. */
-static void k_bench(pld_ctx *w, void *arg) {
+static void k_bench(pld_ctx *w, void *arg)
+{
     bench_arg *a = arg;
     pld_ctx *c = a->spec.team ? pld_team_ctx(w, a->spec.team) : w;
     if (!c)
@@ -266,7 +274,8 @@ static void k_bench(pld_ctx *w, void *arg) {
         pld_tensor mine = pld_local(c, g->data);
         b.local = mine.data;
         memset(b.local, 0, (size_t)pld_tensor_numel(mine) * b.esz);
-        if (in) memset(in, 0, a->in_stride);
+        if (in)
+            memset(in, 0, a->in_stride);
     }
     pld_barrier(w, a->wsig); /* before any peer pushes into my slice */
 
@@ -292,7 +301,8 @@ static void k_bench(pld_ctx *w, void *arg) {
                 pld_notify(w, a->warm, q, cell, d, PLD_NOTIFY_SET);
         }
         pld_barrier(w, a->wsig);
-        if (done || pld_signal_read(w, a->warm, cell)) break;
+        if (done || pld_signal_read(w, a->warm, cell))
+            break;
         call(c, a, &b);
         warm++;
     }
@@ -310,7 +320,8 @@ static void k_bench(pld_ctx *w, void *arg) {
             int64_t tag = it * a->ngroups + a->group_id[wme];
             fill(a, &b, tag);
             call(c, a, &b);
-            if (a->spec.inject && wme == 0 && it == 0) wrong += inject(a, &b);
+            if (a->spec.inject && wme == 0 && it == 0)
+                wrong += inject(a, &b);
             wrong += verify(a, &b, tag);
             pld_barrier(c, g->sig); /* nobody writes my results before I checked them */
         }
@@ -339,13 +350,15 @@ static void k_bench(pld_ctx *w, void *arg) {
 
 static char runner_error[256];
 
-const char *bench_runner_error(void) {
+const char *bench_runner_error(void)
+{
     return runner_error;
 }
 
 /* The classes of spec->team (one of T = P without), their groups, and
  * every rank's class, group rank and group index. */
-static pld_status classes(bench_runner *r) {
+static pld_status classes(bench_runner *r)
+{
     bench_arg *a = r->arg;
     const pld_team *t = r->spec.team;
     int p = r->p;
@@ -382,26 +395,31 @@ static pld_status classes(bench_runner *r) {
     }
     /* groups are numbered in the order of their rank 0's world rank */
     for (int q = 0; q < p; q++)
-        if (r->group_rank[q] == 0) a->group_id[q] = a->ngroups++;
+        if (r->group_rank[q] == 0)
+            a->group_id[q] = a->ngroups++;
     for (int q = 0; q < p; q++) {
         a->group_id[q] = t ? a->group_id[pld_team_world_rank(t, q, 0)] : 0;
         int sz = t ? pld_team_group_size(t, q) : p;
         for (int i = 0; i < a->ngrp; i++)
-            if (a->grp[i].t == sz) r->rank_class[q] = i;
+            if (a->grp[i].t == sz)
+                r->rank_class[q] = i;
     }
     return PLD_OK;
 }
 
-static pld_status alloc(bench_runner *r, size_t bytes, const char *name, pld_window_buffer **out) {
+static pld_status alloc(bench_runner *r, size_t bytes, const char *name, pld_window_buffer **out)
+{
     return pld_alloc_window_buffer(r->w, bytes, name, out);
 }
 
-pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out) {
+pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner **out)
+{
     pld_status st;
     int p = pld_world_size(w);
     runner_error[0] = '\0';
     bench_runner *r = calloc(1, sizeof *r);
-    if (!r) return PLD_ERR_NOMEM;
+    if (!r)
+        return PLD_ERR_NOMEM;
     r->w = w;
     r->p = p;
     r->spec = *spec;
@@ -418,28 +436,36 @@ pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner 
         st = PLD_ERR_NOMEM;
         goto err;
     }
-    if ((st = classes(r)) != PLD_OK) goto err;
+    if ((st = classes(r)) != PLD_OK)
+        goto err;
     bench_arg *a = r->arg;
     st = alloc(r, sizeof(int32_t) * (size_t)p, "bench_signal", &r->sig_buf);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     st = pld_window(r->sig_buf, PLD_INT32, 2, PLD_IDX(p, 1), &a->wsig);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     if (spec->team) { /* the groups' own signal: [T,1] in each rank's slice */
         st = alloc(r, sizeof(int32_t) * (size_t)r->tmax, "bench_team_signal", &r->tsig_buf);
         for (int i = 0; st == PLD_OK && i < a->ngrp; i++)
             st = pld_window(r->tsig_buf, PLD_INT32, 2, PLD_IDX(a->grp[i].t, 1), &a->grp[i].sig);
-        if (st != PLD_OK) goto err;
+        if (st != PLD_OK)
+            goto err;
     } else {
         a->grp[0].sig = a->wsig;
     }
     st = alloc(r, 2 * sizeof(int32_t), "bench_warm", &r->warm_buf);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     st = pld_window(r->warm_buf, PLD_INT32, 2, PLD_IDX(1, 2), &a->warm);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     st = alloc(r, sizeof(uint64_t) * RES_WORDS * (size_t)p, "bench_results", &r->res_buf);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     st = pld_window(r->res_buf, PLD_INT32, 2, PLD_IDX(p, 2 * (int64_t)RES_WORDS), &a->results);
-    if (st != PLD_OK) goto err;
+    if (st != PLD_OK)
+        goto err;
     if (spec->coll == BENCH_ALLREDUCE && spec->mode == BENCH_MODE_RING) {
         int64_t tm = r->tmax, rows = tm > 1 ? 2 * (tm - 1) : 1;
         st = alloc(r, sizeof(int32_t) * (size_t)(rows * tm), "bench_ring_signal", &r->ring_buf);
@@ -447,7 +473,8 @@ pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner 
             int64_t t = a->grp[i].t, trows = t > 1 ? 2 * (t - 1) : 1;
             st = pld_window(r->ring_buf, PLD_INT32, 2, PLD_IDX(trows, t), &a->grp[i].ring_sig);
         }
-        if (st != PLD_OK) goto err;
+        if (st != PLD_OK)
+            goto err;
     }
     *out = r;
     return PLD_OK;
@@ -456,22 +483,32 @@ err:
     return st;
 }
 
-void bench_runner_close(bench_runner *r) {
-    if (!r) return;
-    if (r->ring_buf) pld_free_window_buffer(r->w, r->ring_buf);
-    if (r->res_buf) pld_free_window_buffer(r->w, r->res_buf);
-    if (r->warm_buf) pld_free_window_buffer(r->w, r->warm_buf);
-    if (r->tsig_buf) pld_free_window_buffer(r->w, r->tsig_buf);
-    if (r->sig_buf) pld_free_window_buffer(r->w, r->sig_buf);
-    if (r->arg && r->arg->group_id) pld_host_free(r->w, r->arg->group_id);
-    if (r->arg) pld_host_free(r->w, r->arg);
+void bench_runner_close(bench_runner *r)
+{
+    if (!r)
+        return;
+    if (r->ring_buf)
+        pld_free_window_buffer(r->w, r->ring_buf);
+    if (r->res_buf)
+        pld_free_window_buffer(r->w, r->res_buf);
+    if (r->warm_buf)
+        pld_free_window_buffer(r->w, r->warm_buf);
+    if (r->tsig_buf)
+        pld_free_window_buffer(r->w, r->tsig_buf);
+    if (r->sig_buf)
+        pld_free_window_buffer(r->w, r->sig_buf);
+    if (r->arg && r->arg->group_id)
+        pld_host_free(r->w, r->arg->group_id);
+    if (r->arg)
+        pld_host_free(r->w, r->arg);
     free(r->counters);
     free(r->rank_class);
     free(r->group_rank);
     free(r);
 }
 
-void bench_runner_after(bench_runner *r, bench_after_fn fn, void *ctx) {
+void bench_runner_after(bench_runner *r, bench_after_fn fn, void *ctx)
+{
     r->after = fn;
     r->after_ctx = ctx;
 }
@@ -479,7 +516,8 @@ void bench_runner_after(bench_runner *r, bench_after_fn fn, void *ctx) {
 /* Each class's shape and its views of the data buffer (sized for the
  * largest), the inputs and the all_to_all_v counts, for `req` bytes. */
 static pld_status buffers(bench_runner *r, int64_t req, pld_window_buffer **data_buf,
-                          pld_window_buffer **rc_buf) {
+                          pld_window_buffer **rc_buf)
+{
     bench_arg *a = r->arg;
     const bench_spec *sp = &r->spec;
     size_t esz = pld_dtype_size(sp->dtype);
@@ -509,28 +547,33 @@ static pld_status buffers(bench_runner *r, int64_t req, pld_window_buffer **data
             else
                 st = pld_window(*data_buf, sp->dtype, 2, PLD_IDX(g->sh.rows, g->sh.cols), &g->data);
         }
-        if (st != PLD_OK) return st;
+        if (st != PLD_OK)
+            return st;
     }
     if (in_bytes) {
         a->in_stride = (in_bytes + INPUT_ALIGN - 1) / INPUT_ALIGN * INPUT_ALIGN;
         a->in = pld_host_alloc(r->w, a->in_stride * (size_t)r->p);
-        if (!a->in) return PLD_ERR_NOMEM;
+        if (!a->in)
+            return PLD_ERR_NOMEM;
     }
     if (sp->coll == BENCH_ALL_TO_ALL_V) {
         a->counts_stride = r->tmax;
         a->counts = pld_host_alloc(r->w, sizeof(int32_t) * (size_t)r->p * (size_t)r->tmax);
-        if (!a->counts) return PLD_ERR_NOMEM;
+        if (!a->counts)
+            return PLD_ERR_NOMEM;
         st = alloc(r, sizeof(int32_t) * (size_t)r->tmax, "bench_recv_counts", rc_buf);
         for (int i = 0; st == PLD_OK && i < a->ngrp; i++)
             st = pld_window(*rc_buf, PLD_INT32, 2, PLD_IDX(a->grp[i].t, 1), &a->grp[i].rcounts);
-        if (st != PLD_OK) return st;
+        if (st != PLD_OK)
+            return st;
     }
     return PLD_OK;
 }
 
 /* The reports, from the results window of a rank this process hosts (its
  * index in *host). */
-static pld_status reports(bench_runner *r, bench_result *out, int *host) {
+static pld_status reports(bench_runner *r, bench_result *out, int *host)
+{
     bench_arg *a = r->arg;
     const bench_spec *sp = &r->spec;
     int p = r->p;
@@ -539,9 +582,10 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
         (*host)++;
     pld_tensor res;
     pld_status st = pld_window_host_view(r->w, a->results, *host, &res);
-    if (st != PLD_OK) return st;
-    uint64_t tmax[BENCH_MAX_CLASSES] = {0}, tmin[BENCH_MAX_CLASSES],
-                                      tsum[BENCH_MAX_CLASSES] = {0}, tfirst[BENCH_MAX_CLASSES];
+    if (st != PLD_OK)
+        return st;
+    uint64_t tmax[BENCH_MAX_CLASSES] = {0}, tmin[BENCH_MAX_CLASSES], tsum[BENCH_MAX_CLASSES] = {0},
+             tfirst[BENCH_MAX_CLASSES];
     int nranks[BENCH_MAX_CLASSES] = {0};
     out->nclass = a->ngrp;
     for (int i = 0; i < a->ngrp; i++) {
@@ -566,7 +610,8 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
         tmax[k] = row[RES_T_NS] > tmax[k] ? row[RES_T_NS] : tmax[k];
         tmin[k] = row[RES_T_NS] < tmin[k] ? row[RES_T_NS] : tmin[k];
         tsum[k] += row[RES_T_NS];
-        if (nranks[k]++ == 0) tfirst[k] = row[RES_T_NS]; /* world order: the lowest first */
+        if (nranks[k]++ == 0)
+            tfirst[k] = row[RES_T_NS]; /* world order: the lowest first */
         if (sp->check) {
             cl->wrong += (int64_t)row[RES_WRONG];
             out->wrong += (int64_t)row[RES_WRONG];
@@ -591,7 +636,8 @@ static pld_status reports(bench_runner *r, bench_result *out, int *host) {
     return PLD_OK;
 }
 
-pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
+pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out)
+{
     bench_arg *a = r->arg;
     const bench_spec *sp = &r->spec;
     pld_window_buffer *data_buf = NULL, *rc_buf = NULL;
@@ -605,12 +651,15 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
     a->counts = NULL;
     /* windows and inputs: once per size */
     pld_status st = buffers(r, req, &data_buf, &rc_buf);
-    if (st != PLD_OK) goto out;
+    if (st != PLD_OK)
+        goto out;
 
     st = pld_launch(r->w, k_bench, a);
-    if (st != PLD_OK) goto out;
+    if (st != PLD_OK)
+        goto out;
     st = reports(r, out, &host);
-    if (st != PLD_OK) goto out;
+    if (st != PLD_OK)
+        goto out;
 
     /* the kernel's own pld_barriers: set-up, end of warmup, start of the
      * check and one after every checked call (with a team the last two
@@ -622,7 +671,8 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
         const bench_grp *g = &a->grp[r->rank_class[host]];
         pld_tensor mine;
         st = g->data.buf ? pld_window_host_view(r->w, g->data, host, &mine) : PLD_OK;
-        if (st != PLD_OK) goto out;
+        if (st != PLD_OK)
+            goto out;
         bench_bufs bb = {.sh = &g->sh,
                          .rank = r->group_rank[host],
                          .p = g->t,
@@ -631,11 +681,15 @@ pld_status bench_runner_size(bench_runner *r, int64_t req, bench_result *out) {
         r->after(r->after_ctx, &bb);
     }
 out:
-    if (a->counts) pld_host_free(r->w, a->counts);
-    if (a->in) pld_host_free(r->w, a->in);
+    if (a->counts)
+        pld_host_free(r->w, a->counts);
+    if (a->in)
+        pld_host_free(r->w, a->in);
     a->counts = NULL;
     a->in = NULL;
-    if (rc_buf) pld_free_window_buffer(r->w, rc_buf);
-    if (data_buf) pld_free_window_buffer(r->w, data_buf);
+    if (rc_buf)
+        pld_free_window_buffer(r->w, rc_buf);
+    if (data_buf)
+        pld_free_window_buffer(r->w, data_buf);
     return st;
 }

@@ -54,7 +54,7 @@ typedef struct bench_spec {
     int root;
     int64_t iters, warmup; /* timed calls; minimum warmup calls */
     uint64_t warmup_ns;    /* and minimum warmup time (0: the count only) */
-    int64_t check; /* checked calls after the timed loop (0: none) */
+    int64_t check;         /* checked calls after the timed loop (0: none) */
     int inject; /* test hook: corrupt one result element on rank 0 in the first checked call */
     const pld_team *team; /* NULL: the world; else every group of it at once */
 } bench_spec;
@@ -69,7 +69,7 @@ typedef struct bench_class {
     double time_ns_min;
     double time_ns_avg;   /* mean over them */
     double time_ns_first; /* of the lowest world rank of them (a group's rank 0) */
-    int64_t wrong; /* -1 unchecked */
+    int64_t wrong;        /* -1 unchecked */
 } bench_class;
 
 typedef struct bench_result {

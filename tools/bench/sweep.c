@@ -16,11 +16,13 @@ static const char *const coll_names[BENCH_NCOLL] = {
     [BENCH_ALL_TO_ALL_V] = "all_to_all_v",
 };
 
-const char *bench_coll_name(bench_coll c) {
+const char *bench_coll_name(bench_coll c)
+{
     return (unsigned)c < BENCH_NCOLL ? coll_names[c] : NULL;
 }
 
-int bench_coll_parse(const char *s, bench_coll *out) {
+int bench_coll_parse(const char *s, bench_coll *out)
+{
     for (int i = 0; i < BENCH_NCOLL; i++)
         if (!strcmp(s, coll_names[i])) {
             *out = (bench_coll)i;
@@ -29,15 +31,18 @@ int bench_coll_parse(const char *s, bench_coll *out) {
     return -1;
 }
 
-int bench_coll_reduces(bench_coll c) {
+int bench_coll_reduces(bench_coll c)
+{
     return c == BENCH_ALLREDUCE || c == BENCH_REDUCE_SCATTER;
 }
 
-int bench_size_parse(const char *s, int64_t *out) {
+int bench_size_parse(const char *s, int64_t *out)
+{
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0) || isinf(v)) return -1;
+    if (end == s || errno || !(v >= 0) || isinf(v))
+        return -1;
     double mult = 1;
     switch (*end) {
     case 'k':
@@ -55,8 +60,10 @@ int bench_size_parse(const char *s, int64_t *out) {
     default:
         break;
     }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end != '\0') return -1;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end != '\0')
+        return -1;
     v *= mult;
     if (v > 1099511627776.0 || v != floor(v))
         return -1; /* more than 1 TiB, or a fraction of a byte */
@@ -64,7 +71,8 @@ int bench_size_parse(const char *s, int64_t *out) {
     return 0;
 }
 
-const char *bench_size_fmt(char *buf, size_t n, int64_t bytes) {
+const char *bench_size_fmt(char *buf, size_t n, int64_t bytes)
+{
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
     int64_t v = bytes;
@@ -74,19 +82,23 @@ const char *bench_size_fmt(char *buf, size_t n, int64_t bytes) {
     return buf;
 }
 
-int bench_sweep(int64_t b, int64_t e, int f, int64_t inc, int64_t *out, int cap) {
-    if (b > e) return -1;
+int bench_sweep(int64_t b, int64_t e, int f, int64_t inc, int64_t *out, int cap)
+{
+    if (b > e)
+        return -1;
     int n = 0;
     for (int64_t s = b; s <= e && n < cap; n++) {
         out[n] = s;
         int64_t next = inc > 0 ? s + inc : s * f;
-        if (next <= s) next = s + 1; /* -b 0 with a factor */
+        if (next <= s)
+            next = s + 1; /* -b 0 with a factor */
         s = next;
     }
     return n;
 }
 
-void bench_shape_make(bench_coll c, int p, size_t elt, int64_t req, bench_shape *out) {
+void bench_shape_make(bench_coll c, int p, size_t elt, int64_t req, bench_shape *out)
+{
     int64_t e = (int64_t)elt, per;
     bench_shape s = {.rows = 1, .m = 1};
     switch (c) {
@@ -119,7 +131,8 @@ void bench_shape_make(bench_coll c, int p, size_t elt, int64_t req, bench_shape 
     *out = s;
 }
 
-double bench_busbw_factor(bench_coll c, int p) {
+double bench_busbw_factor(bench_coll c, int p)
+{
     double pp = p;
     switch (c) {
     case BENCH_ALLREDUCE:
@@ -136,7 +149,8 @@ double bench_busbw_factor(bench_coll c, int p) {
     }
 }
 
-void bench_table_header(FILE *out, int extended) {
+void bench_table_header(FILE *out, int extended)
+{
     fprintf(out, "#%11s  %12s  %6s  %5s  %4s  %10s  %7s  %7s  %6s", "size", "count", "type",
             "redop", "root", "time", "algbw", "busbw", "#wrong");
     if (extended)
@@ -150,7 +164,8 @@ void bench_table_header(FILE *out, int extended) {
     fprintf(out, "\n");
 }
 
-void bench_table_row(FILE *out, const bench_row *r, int extended) {
+void bench_table_row(FILE *out, const bench_row *r, int extended)
+{
     char root[16], wrong[24], algbw[16], busbw[16];
     snprintf(root, sizeof root, "%d", r->root);
     if (r->wrong < 0)
@@ -179,7 +194,8 @@ void bench_table_row(FILE *out, const bench_row *r, int extended) {
     fprintf(out, "\n");
 }
 
-void bench_csv_header(FILE *out) {
+void bench_csv_header(FILE *out)
+{
     fprintf(out,
             "tool,collective,mode,transport,P,size,count,type,redop,root,time_us,algbw_gbs,"
             "busbw_gbs,wrong,peak_pct,memcpy_gbs,peer_bytes,card_bytes,self_bytes,card_ok,team,"
@@ -187,11 +203,13 @@ void bench_csv_header(FILE *out) {
 }
 
 void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mode,
-                   const char *transport, int p, const bench_row *r, int extended) {
+                   const char *transport, int p, const bench_row *r, int extended)
+{
     fprintf(out, "%s,%s,%s,%s,%d,%lld,%lld,%s,%s,%d,%.3f,%.4f,%.4f,", tool, coll, mode, transport,
             p, (long long)r->bytes, (long long)r->count, r->type, r->redop, r->root, r->time_us,
             r->algbw, r->busbw);
-    if (r->wrong >= 0) fprintf(out, "%lld", (long long)r->wrong);
+    if (r->wrong >= 0)
+        fprintf(out, "%lld", (long long)r->wrong);
     if (extended)
         fprintf(out, ",%.2f,%.2f,%llu,%llu,%llu,%d", r->peak_pct, r->memcpy_gbs,
                 (unsigned long long)r->peer_bytes, (unsigned long long)r->card_bytes,
@@ -210,18 +228,20 @@ void bench_csv_row(FILE *out, const char *tool, const char *coll, const char *mo
 #define PAIR_CELL "  %10s  %7s  %7s  %6s"
 #define PAIR_EXT "  %6s  %6s  %7s  %12s  %13s  %12s"
 
-void bench_pair_header(FILE *out) {
+void bench_pair_header(FILE *out)
+{
     fprintf(out, "#%11s  %12s  %6s  %6s  %6s  %-34s  %-34s  %s\n", "", "", "", "", "",
             "            out-of-place", "              in-place", "  %peak (out, in)");
     fprintf(out, "#%11s  %12s  %6s  %6s  %6s" PAIR_CELL PAIR_CELL PAIR_EXT "\n", "size", "count",
             "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
             "#wrong", "%peak", "%peak", "memcpy", "peer bytes", "card", "self bytes");
     fprintf(out, "#%11s  %12s  %6s  %6s  %6s" PAIR_CELL PAIR_CELL PAIR_EXT "\n", "(B)",
-            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
-            "(out)", "(in)", "(GB/s)", "(B/rank)", "(B/rank)", "(B/rank)");
+            "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
+            "", "(out)", "(in)", "(GB/s)", "(B/rank)", "(B/rank)", "(B/rank)");
 }
 
-static void pair_cell(FILE *out, const bench_cell *c, int64_t bytes) {
+static void pair_cell(FILE *out, const bench_cell *c, int64_t bytes)
+{
     char t[24] = "N/A", a[24] = "N/A", b[24] = "N/A", w[24] = "N/A";
     if (c->present) {
         snprintf(t, sizeof t, "%.2f", c->time_us);
@@ -229,12 +249,14 @@ static void pair_cell(FILE *out, const bench_cell *c, int64_t bytes) {
             snprintf(a, sizeof a, "%.2f", c->algbw);
             snprintf(b, sizeof b, "%.2f", c->busbw);
         }
-        if (c->wrong >= 0) snprintf(w, sizeof w, "%lld", (long long)c->wrong);
+        if (c->wrong >= 0)
+            snprintf(w, sizeof w, "%lld", (long long)c->wrong);
     }
     fprintf(out, PAIR_CELL, t, a, b, w);
 }
 
-void bench_pair_print(FILE *out, const bench_pair *r) {
+void bench_pair_print(FILE *out, const bench_pair *r)
+{
     char size[24], count[24], root[16], pk[2][16], mc[16], peer[24], card[24], self[24];
     snprintf(size, sizeof size, "%lld", (long long)r->bytes);
     snprintf(count, sizeof count, "%lld", (long long)r->count);
@@ -249,12 +271,14 @@ void bench_pair_print(FILE *out, const bench_pair *r) {
             snprintf(pk[g], sizeof pk[g], "N/A");
     snprintf(mc, sizeof mc, "%.1f", r->memcpy_gbs);
     snprintf(peer, sizeof peer, "%llu", (unsigned long long)r->peer_bytes);
-    snprintf(card, sizeof card, "%llu%c", (unsigned long long)r->card_bytes, r->card_ok ? ' ' : '!');
+    snprintf(card, sizeof card, "%llu%c", (unsigned long long)r->card_bytes,
+             r->card_ok ? ' ' : '!');
     snprintf(self, sizeof self, "%llu", (unsigned long long)r->self_bytes);
     fprintf(out, PAIR_EXT "\n", pk[0], pk[1], mc, peer, card, self);
 }
 
-uint64_t bench_now_ns(void) {
+uint64_t bench_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

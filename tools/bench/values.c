@@ -4,14 +4,16 @@
 
 #include <string.h>
 
-static uint16_t f32_to_bf16(float f) {
+static uint16_t f32_to_bf16(float f)
+{
     uint32_t x;
     memcpy(&x, &f, sizeof x);
     x += 0x7fffu + ((x >> 16) & 1u); /* round to nearest even (finite values) */
     return (uint16_t)(x >> 16);
 }
 
-static uint16_t f32_to_f16(float f) {
+static uint16_t f32_to_f16(float f)
+{
     uint32_t x;
     memcpy(&x, &f, sizeof x);
     uint32_t sign = (x >> 16) & 0x8000u;
@@ -19,14 +21,17 @@ static uint16_t f32_to_f16(float f) {
     uint32_t man = x & 0x7fffffu;
     if (((x >> 23) & 0xffu) == 0 || exp <= 0)
         return (uint16_t)sign; /* zero (the values here are never subnormal) */
-    if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7c00u);
     uint32_t h = sign | ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
+        h++;
     return (uint16_t)h;
 }
 
 /* x encoded as one element of dt into out (at most 8 bytes). */
-static void encode(pld_dtype dt, double x, unsigned char *out) {
+static void encode(pld_dtype dt, double x, unsigned char *out)
+{
     union {
         float f;
         double d;
@@ -70,14 +75,16 @@ static void encode(pld_dtype dt, double x, unsigned char *out) {
     memcpy(out, &u, sizeof u);
 }
 
-void bench_vals_init(bench_vals *v, pld_dtype dt, pld_reduce_op op, int reduces, int p) {
+void bench_vals_init(bench_vals *v, pld_dtype dt, pld_reduce_op op, int reduces, int p)
+{
     v->dt = dt;
     v->op = reduces ? op : PLD_MAX; /* any non-Prod op: plain values */
     v->p = p;
     v->range = reduces && op == PLD_SUM && dt == PLD_BF16 ? 2u : 16u;
 }
 
-double bench_val(const bench_vals *v, int src, int dst, int64_t it, int64_t i) {
+double bench_val(const bench_vals *v, int src, int dst, int64_t it, int64_t i)
+{
     uint64_t h = (uint64_t)src * 131u + (uint64_t)dst * 31u + (uint64_t)it * 17u + (uint64_t)i * 7u;
     if (v->op == PLD_PROD) /* one source per element contributes 2 */
         return ((uint64_t)src + (uint64_t)dst + (uint64_t)it + (uint64_t)i) % (uint64_t)v->p == 0
@@ -87,7 +94,8 @@ double bench_val(const bench_vals *v, int src, int dst, int64_t it, int64_t i) {
 }
 
 void bench_fill(const bench_vals *v, void *base, int64_t n, int src, int dst, int64_t it,
-                int64_t i0) {
+                int64_t i0)
+{
     size_t esz = pld_dtype_size(v->dt);
     unsigned char e[8], *p = base;
     for (int64_t i = 0; i < n; i++) {
@@ -96,7 +104,8 @@ void bench_fill(const bench_vals *v, void *base, int64_t n, int src, int dst, in
     }
 }
 
-void bench_fill_const(pld_dtype dt, void *base, int64_t n, double x) {
+void bench_fill_const(pld_dtype dt, void *base, int64_t n, double x)
+{
     size_t esz = pld_dtype_size(dt);
     unsigned char e[8], *p = base;
     encode(dt, x, e);
@@ -105,7 +114,8 @@ void bench_fill_const(pld_dtype dt, void *base, int64_t n, double x) {
 }
 
 int64_t bench_verify(const bench_vals *v, const void *base, int64_t n, int src, int dst, int64_t it,
-                     int64_t i0) {
+                     int64_t i0)
+{
     size_t esz = pld_dtype_size(v->dt);
     const unsigned char *p = base;
     unsigned char e[8];
@@ -117,7 +127,8 @@ int64_t bench_verify(const bench_vals *v, const void *base, int64_t n, int src, 
     return wrong;
 }
 
-static double combine(pld_reduce_op op, double a, double b) {
+static double combine(pld_reduce_op op, double a, double b)
+{
     switch (op) {
     case PLD_SUM:
         return a + b;
@@ -132,7 +143,8 @@ static double combine(pld_reduce_op op, double a, double b) {
 }
 
 int64_t bench_verify_reduced(const bench_vals *v, const void *base, int64_t n, int dst, int64_t it,
-                             int64_t i0) {
+                             int64_t i0)
+{
     size_t esz = pld_dtype_size(v->dt);
     const unsigned char *p = base;
     unsigned char e[8];

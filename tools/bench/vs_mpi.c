@@ -9,38 +9,54 @@
 
 #include "mpi_ref.h"
 
-static MPI_Datatype mpi_type(pld_dtype t) {
+static MPI_Datatype mpi_type(pld_dtype t)
+{
     switch (t) {
-    case PLD_FP32: return MPI_FLOAT;
-    case PLD_INT32: return MPI_INT32_T;
-    case PLD_INT16: return MPI_INT16_T;
-    case PLD_INT8: return MPI_INT8_T;
-    default: return MPI_DATATYPE_NULL; /* fp16, bf16: MPI has no such type */
+    case PLD_FP32:
+        return MPI_FLOAT;
+    case PLD_INT32:
+        return MPI_INT32_T;
+    case PLD_INT16:
+        return MPI_INT16_T;
+    case PLD_INT8:
+        return MPI_INT8_T;
+    default:
+        return MPI_DATATYPE_NULL; /* fp16, bf16: MPI has no such type */
     }
 }
 
-static MPI_Op mpi_op(pld_reduce_op op) {
+static MPI_Op mpi_op(pld_reduce_op op)
+{
     switch (op) {
-    case PLD_MAX: return MPI_MAX;
-    case PLD_MIN: return MPI_MIN;
-    case PLD_PROD: return MPI_PROD;
-    default: return MPI_SUM;
+    case PLD_MAX:
+        return MPI_MAX;
+    case PLD_MIN:
+        return MPI_MIN;
+    case PLD_PROD:
+        return MPI_PROD;
+    default:
+        return MPI_SUM;
     }
 }
 
-int bench_vs_mpi_check(pld_dtype dtype, char *why, size_t n) {
-    if (mpi_type(dtype) != MPI_DATATYPE_NULL) return 0;
+int bench_vs_mpi_check(pld_dtype dtype, char *why, size_t n)
+{
+    if (mpi_type(dtype) != MPI_DATATYPE_NULL)
+        return 0;
     snprintf(why, n, "MPI has no %s type to compare with (use --dtype fp32 or int32)",
              pld_dtype_name(dtype));
     return -1;
 }
 
-void bench_vs_mpi_after(void *ctx, const bench_bufs *b) {
+void bench_vs_mpi_after(void *ctx, const bench_bufs *b)
+{
     bench_vs_mpi *v = ctx;
     v->ns = -1;
-    if (b->sh->count > INT_MAX) return; /* MPI counts are ints */
+    if (b->sh->count > INT_MAX)
+        return; /* MPI counts are ints */
     int *counts = calloc(4 * (size_t)b->p, sizeof *counts);
-    if (!counts) return;
+    if (!counts)
+        return;
     bench_mpi_bufs mb = {.sh = *b->sh,
                          .type = mpi_type(v->dtype),
                          .op = mpi_op(v->op),
@@ -57,11 +73,13 @@ void bench_vs_mpi_after(void *ctx, const bench_bufs *b) {
     free(counts);
 }
 
-const char *bench_vs_mpi_name(bench_coll c) {
+const char *bench_vs_mpi_name(bench_coll c)
+{
     return bench_mpi_name(c);
 }
 
-const char *bench_vs_mpi_library(void) {
+const char *bench_vs_mpi_library(void)
+{
     static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     MPI_Get_library_version(lib, &len);

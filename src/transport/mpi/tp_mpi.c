@@ -184,8 +184,8 @@ static pld_status tp_mpi_world_init(pld_world *w)
     /* one decision for all: the window calls that follow are collective */
     MPI_Allreduce(MPI_IN_PLACE, &s->node_shared, 1, MPI_INT, MPI_MIN, s->comm);
     PLD__LOGS(PLD__LOG_INFO, PLD__SUB_TRANSPORT, s->rank, "mpi: %d processes, windows %s", s->size,
-             s->node_shared ? "in this node's shared memory (data by copies)"
-                            : "reached with MPI RMA");
+              s->node_shared ? "in this node's shared memory (data by copies)"
+                             : "reached with MPI RMA");
     if (s->size != w->nranks) {
         int size = s->size;
         free_state(w);
@@ -208,8 +208,8 @@ static pld_status tp_mpi_world_init(pld_world *w)
     int pid = (int)getpid();
     rc = MPI_Allgather(&pid, 1, MPI_INT, s->pids, 1, MPI_INT, s->comm);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Win_allocate(TP_MPI_CTL_CELLS * sizeof(uint32_t), sizeof(uint32_t),
-                              MPI_INFO_NULL, s->comm, &s->ctl, &s->ctl_win);
+        rc = MPI_Win_allocate(TP_MPI_CTL_CELLS * sizeof(uint32_t), sizeof(uint32_t), MPI_INFO_NULL,
+                              s->comm, &s->ctl, &s->ctl_win);
     if (rc != MPI_SUCCESS) {
         s->ctl = NULL;
         free_state(w);
@@ -397,8 +397,9 @@ static pld_status tp_mpi_window_alloc(pld_world *w, pld_window_buffer *buf)
         free(mw->peer);
         free(mw);
         char err[MPI_MAX_ERROR_STRING];
-        PLD__LOGS(PLD__LOG_WARN, PLD__SUB_TRANSPORT, s->rank, "allocating a window of %zu bytes failed: %s",
-                 buf->stride, pld__mpi_strerror(rc, err, sizeof err));
+        PLD__LOGS(PLD__LOG_WARN, PLD__SUB_TRANSPORT, s->rank,
+                  "allocating a window of %zu bytes failed: %s", buf->stride,
+                  pld__mpi_strerror(rc, err, sizeof err));
         return PLD_ERR_NOMEM;
     }
     MPI_Win_set_errhandler(mw->win, MPI_ERRORS_RETURN);

@@ -22,13 +22,13 @@ enum {
 };
 
 typedef struct tp_mpi_state {
-    MPI_Comm comm;         /* a duplicate of MPI_COMM_WORLD, one per world */
+    MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD, one per world */
     int rank, size;
-    int thread_multiple;   /* MPI_THREAD_MULTIPLE provided: cores may call MPI */
-    int node_shared;       /* every rank on this node: windows are shared memory */
-    int *pids;             /* every rank's pid (gathered once) */
+    int thread_multiple; /* MPI_THREAD_MULTIPLE provided: cores may call MPI */
+    int node_shared;     /* every rank on this node: windows are shared memory */
+    int *pids;           /* every rank's pid (gathered once) */
     MPI_Win ctl_win;
-    uint32_t *ctl;         /* this rank's control cells */
+    uint32_t *ctl; /* this rank's control cells */
 } tp_mpi_state;
 
 /* The window's MPI object, kept in buf->tp_priv. */
@@ -63,11 +63,11 @@ const char *pld__mpi_strerror(int rc, char *out, int n);
 
 /* Data paths (tp_mpi_data.c). */
 pld_status pld__mpi_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
-                      size_t bytes);
+                        size_t bytes);
 pld_status pld__mpi_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
-                      size_t bytes);
+                        size_t bytes);
 pld_status pld__mpi_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                             const void *src, size_t count, pld_dtype dtype);
+                               const void *src, size_t count, pld_dtype dtype);
 /* MPI_Win_sync on every window of the world: local stores and remote
  * updates become visible to each other (both sides of a signal). */
 void pld__mpi_sync_windows(pld_world *w);
@@ -75,7 +75,7 @@ void pld__mpi_fence(pld_ctx *c);
 
 /* Signals and failure (tp_mpi_sync.c). */
 pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                                int32_t value, pld_notify_op op, int32_t *old_out);
+                                  int32_t value, pld_notify_op op, int32_t *old_out);
 int32_t pld__mpi_signal_load(pld_ctx *c, pld_window_buffer *buf, size_t off);
 void pld__mpi_abort(pld_world *w);
 /* 1 once a peer has aborted the current launch (its abort cell in this

@@ -127,16 +127,25 @@ pld_status pld__mpi_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, siz
     MPI_Win win = tp_mpi_win_of(buf);
     MPI_Datatype t;
     switch (dtype) {
-    case PLD_FP32: t = MPI_FLOAT; break;
+    case PLD_FP32:
+        t = MPI_FLOAT;
+        break;
     /* integers add as unsigned: they wrap like the hardware */
-    case PLD_INT32: t = MPI_UINT32_T; break;
-    case PLD_INT16: t = MPI_UINT16_T; break;
-    case PLD_INT8: t = MPI_UINT8_T; break;
+    case PLD_INT32:
+        t = MPI_UINT32_T;
+        break;
+    case PLD_INT16:
+        t = MPI_UINT16_T;
+        break;
+    case PLD_INT8:
+        t = MPI_UINT8_T;
+        break;
     case PLD_FP16:
     case PLD_BF16:
         accumulate_half(c, win, peer, off, src, count, dtype == PLD_BF16, buf->name);
         return PLD_OK;
-    default: return PLD_ERR_UNSUPPORTED;
+    default:
+        return PLD_ERR_UNSUPPORTED;
     }
     size_t esz = pld_dtype_size(dtype), piece = TP_MPI_MAX_PIECE / esz;
     const unsigned char *s = src;
@@ -151,8 +160,8 @@ pld_status pld__mpi_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, siz
     }
     int rc = MPI_Win_flush(peer, win);
     if (rc != MPI_SUCCESS)
-        pld__mpi_raise(c, "MPI_Win_flush", rc, "completing an atomic add at rank %d ('%s')",
-                       peer, buf->name);
+        pld__mpi_raise(c, "MPI_Win_flush", rc, "completing an atomic add at rank %d ('%s')", peer,
+                       buf->name);
     return PLD_OK;
 }
 

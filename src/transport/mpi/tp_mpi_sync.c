@@ -67,10 +67,10 @@ pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
     atomic_thread_fence(memory_order_seq_cst);
     pld__mpi_sync_windows(c->w);
     const char *what = op == PLD_NOTIFY_SET ? "MPI_Accumulate" : "MPI_Fetch_and_op";
-    int rc = op == PLD_NOTIFY_SET ? MPI_Accumulate(&v, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1,
-                                                   MPI_UINT32_T, MPI_REPLACE, win)
-                                  : MPI_Fetch_and_op(&v, &fetched, MPI_UINT32_T, peer,
-                                                     (MPI_Aint)off, MPI_SUM, win);
+    int rc = op == PLD_NOTIFY_SET
+                 ? MPI_Accumulate(&v, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T,
+                                  MPI_REPLACE, win)
+                 : MPI_Fetch_and_op(&v, &fetched, MPI_UINT32_T, peer, (MPI_Aint)off, MPI_SUM, win);
     if (rc == MPI_SUCCESS)
         rc = MPI_Win_flush(peer, win);
     int32_t old = (int32_t)fetched;
@@ -78,8 +78,8 @@ pld_status pld__mpi_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
         PLD__UNLIKELY(pld__add_overflows_i32(old, value))) {
         uint32_t undo = 0u - v; /* the inverse add, wrapping back */
         what = "MPI_Accumulate";
-        rc = MPI_Accumulate(&undo, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T,
-                            MPI_SUM, win);
+        rc = MPI_Accumulate(&undo, 1, MPI_UINT32_T, peer, (MPI_Aint)off, 1, MPI_UINT32_T, MPI_SUM,
+                            win);
         if (rc == MPI_SUCCESS)
             rc = MPI_Win_flush(peer, win);
         if (rc == MPI_SUCCESS) {
@@ -121,7 +121,7 @@ void pld__mpi_abort(pld_world *w)
     uint32_t one = 1;
     for (int r = 0; r < s->size; r++)
         if (r != s->rank)
-            MPI_Accumulate(&one, 1, MPI_UINT32_T, r, TP_MPI_CTL_ABORT, 1, MPI_UINT32_T,
-                           MPI_REPLACE, s->ctl_win);
+            MPI_Accumulate(&one, 1, MPI_UINT32_T, r, TP_MPI_CTL_ABORT, 1, MPI_UINT32_T, MPI_REPLACE,
+                           s->ctl_win);
     MPI_Win_flush_all(s->ctl_win);
 }

@@ -61,7 +61,7 @@ typedef struct tp_proc_ctl {
     void *arg;
     int ir_on, nwindows, nteams;
     pld_window_buffer **windows;
-    struct pld_team **teams;   /* the team table (teams live in the arena) */
+    struct pld_team **teams; /* the team table (teams live in the arena) */
     pld_dtensor check_signal;
     tp_proc_rank rank[];
 } tp_proc_ctl;
@@ -69,7 +69,7 @@ typedef struct tp_proc_ctl {
 typedef struct tp_proc_state {
     pld__arena arena;
     tp_proc_ctl *ctl;
-    int *dead;                 /* 1 once the rank's worker has died */
+    int *dead; /* 1 once the rank's worker has died */
     char death[PLD__ERRMSG_MAX];
     int started;
 } tp_proc_state;
@@ -181,7 +181,7 @@ static int respawn(pld_world *w, int rank, uint32_t gen)
 {
     tp_proc_state *s = state(w);
     atomic_store(&w->sh->rank[rank].sleepers, 0); /* its agents died with it */
-    fflush(NULL); /* buffered output must not be written twice */
+    fflush(NULL);                                 /* buffered output must not be written twice */
     pid_t pid = fork();
     if (pid == 0)
         worker_main(w, rank, gen);
@@ -213,7 +213,8 @@ static void replace_dead(pld_world *w, uint32_t gen)
                  "a new one",
                  strerror(err));
     else
-        snprintf(s->death + k, sizeof s->death - k, "; a new worker replaces it for the next launch");
+        snprintf(s->death + k, sizeof s->death - k,
+                 "; a new worker replaces it for the next launch");
 }
 
 /* The group failed PLD__STUCK_GRACE_MS ago and these workers are still in
@@ -258,7 +259,8 @@ static int kill_stuck(pld_world *w, uint32_t gen, char *msg, size_t size)
                  "user code, not in a pld call that would have left, or stopped); %s killed%s%s. "
                  "The group failed first: ",
                  who, killed > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
-                 killed > 1 ? "they were" : "it was", killed > 1 ? "the workers were" : "the worker was",
+                 killed > 1 ? "they were" : "it was",
+                 killed > 1 ? "the workers were" : "the worker was",
                  nl ? " and could not be replaced:" : " and replaced for the next launch", lost);
     return killed;
 }
@@ -474,8 +476,7 @@ static int tp_proc_host_visible(pld_world *w, const void *p, size_t bytes)
 
 static int tp_proc_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
 {
-    return pld__arena_contains(&state(c->w)->arena, p, bytes) ||
-           pld__private_mem_rank_ok(p, bytes);
+    return pld__arena_contains(&state(c->w)->arena, p, bytes) || pld__private_mem_rank_ok(p, bytes);
 }
 
 static pld_status tp_proc_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,

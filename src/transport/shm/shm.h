@@ -21,8 +21,8 @@ static inline unsigned char *pld__shm_peer(pld_window_buffer *buf, int peer)
 }
 
 void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer);
-pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                        const void *src, size_t bytes);
+pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
+                        size_t bytes);
 pld_status pld__shm_get(pld_ctx *c, void *dst, pld_window_buffer *buf, int peer, size_t off,
                         size_t bytes);
 pld_status pld__shm_accumulate(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,

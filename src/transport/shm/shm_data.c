@@ -13,8 +13,8 @@ void *pld__shm_window_peer_ptr(pld_world *w, pld_window_buffer *buf, int peer)
     return pld__shm_peer(buf, peer);
 }
 
-pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
-                        const void *src, size_t bytes)
+pld_status pld__shm_put(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off, const void *src,
+                        size_t bytes)
 {
     pld__shm_copy(pld__shm_peer(buf, peer) + off, src, bytes, c->w->nranks);
     return PLD_OK;

@@ -70,8 +70,7 @@ uint32_t pld__shm_sleep_prepare(pld_ctx *c)
 
 int pld__shm_sleep(pld_ctx *c, uint32_t ticket, uint64_t timeout_ns, int shared)
 {
-    return pld__futex_wait_ns(&c->rs->wake_seq, ticket, (int64_t)timeout_ns, shared) ==
-           ETIMEDOUT;
+    return pld__futex_wait_ns(&c->rs->wake_seq, ticket, (int64_t)timeout_ns, shared) == ETIMEDOUT;
 }
 
 void pld__shm_sleep_end(pld_ctx *c)

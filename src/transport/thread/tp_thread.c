@@ -38,7 +38,7 @@ typedef struct tp_host_block {
 
 typedef struct tp_thread_state {
     pthread_mutex_t host_lock;
-    tp_host_block host_blocks; /* list head */
+    tp_host_block host_blocks;   /* list head */
     _Atomic uint32_t launch_gen; /* bumped to start a launch (futex word) */
     _Atomic uint32_t pending;    /* ranks still running the launch */
     /* futex word the host sleeps on during a launch: bumped by the last rank
@@ -47,7 +47,7 @@ typedef struct tp_thread_state {
     _Atomic uint32_t host_bell;
     _Atomic int quit;
     int started;
-    int stuck;                   /* host-only: some rank never returned (world unusable) */
+    int stuck; /* host-only: some rank never returned (world unusable) */
     tp_thread_rank *ranks;
 } tp_thread_state;
 
@@ -92,8 +92,8 @@ static int tp_thread_stop(tp_thread_state *s)
     pld__futex_wake(&s->launch_gen, 0);
     int detached = 0;
     for (int r = 0; r < s->started; r++) {
-        if (s->stuck && atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) !=
-                            last) {
+        if (s->stuck &&
+            atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) != last) {
             pthread_detach(s->ranks[r].tid);
             detached++;
         } else {
@@ -321,9 +321,8 @@ static int tp_thread_rank_mem_ok(pld_ctx *c, const void *p, size_t bytes)
     return 1; /* one address space */
 }
 
-static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer,
-                                          size_t off, int32_t value, pld_notify_op op,
-                                          int32_t *old_out)
+static pld_status tp_thread_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, size_t off,
+                                          int32_t value, pld_notify_op op, int32_t *old_out)
 {
     return pld__shm_signal_update(c, buf, peer, off, value, op, 0, old_out);
 }
