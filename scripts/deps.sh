@@ -10,9 +10,10 @@ pld_deps() {
     if [ "${1:-build}" = test ]; then
         # clang + libclang-rt-dev: the libFuzzer harness (tests/fuzz); clang
         # only recommends the runtime that holds libFuzzer; doxygen and
-        # groff-base: the API reference and the pld(1) page (tests/docs)
+        # groff-base: the API reference and the pld(1) page (tests/docs);
+        # clang-format: the format check (tests/format)
         want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev
-               doxygen groff-base
+               doxygen groff-base clang-format
                g++) # the C++ build of the README's kernel (tests/packaging)
     fi
     local missing=()
