@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/text.h"
+#include "text.h"
 
-void pld__text_add(pld__text *t, const char *s, size_t n)
+int pld__text_add(pld__text *t, const char *s, size_t n)
 {
     if (t->n + n + 1 > t->cap) {
         size_t cap = t->cap ? t->cap : 4096;
@@ -15,13 +15,14 @@ void pld__text_add(pld__text *t, const char *s, size_t n)
             cap *= 2;
         char *grown = realloc(t->s, cap);
         if (!grown)
-            return;
+            return -1;
         t->s = grown;
         t->cap = cap;
     }
     memcpy(t->s + t->n, s, n);
     t->n += n;
     t->s[t->n] = '\0';
+    return 0;
 }
 
 void pld__text_printf(pld__text *t, const char *fmt, ...)

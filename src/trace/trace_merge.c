@@ -17,6 +17,7 @@
  * machines (mpi) the clocks of different hosts are compared as if they were
  * one. */
 #include "trace_merge.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -212,48 +213,25 @@ out:
 
 /* ---- merge --------------------------------------------------------------- */
 
-typedef struct text {
-    char *p;
-    size_t n, cap;
-} text;
-
-static int append(text *t, const char *s, size_t n)
-{
-    if (t->n + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 65536;
-        while (cap < t->n + n + 1)
-            cap *= 2;
-        char *g = realloc(t->p, cap);
-        if (!g)
-            return -1;
-        t->p = g;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->n, s, n);
-    t->n += n;
-    t->p[t->n] = '\0';
-    return 0;
-}
-
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    text t = {0};
+    pld__text t = {0};
     char chunk[65536];
     size_t got;
     while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (append(&t, chunk, got)) {
-            free(t.p);
+        if (pld__text_add(&t, chunk, got)) {
+            free(t.s);
             fclose(f);
             errno = ENOMEM;
             return NULL;
         }
     int bad = ferror(f);
     fclose(f);
-    if (bad || !t.p) {
-        free(t.p);
+    if (bad || !t.s) {
+        free(t.s);
         errno = bad ? EIO : 0;
         if (!bad) { /* an empty file */
             *len = 0;
@@ -262,15 +240,15 @@ static char *slurp(const char *path, size_t *len)
         return NULL;
     }
     *len = t.n;
-    return t.p;
+    return t.s;
 }
 
 /* 1 when meta (the whole text of metadata events, ",\n"-separated) holds
  * exactly this object already: every input names pid 0 "pld". */
-static int has_object(const text *meta, const char *o, size_t n)
+static int has_object(const pld__text *meta, const char *o, size_t n)
 {
-    for (const char *p = meta->p; p && (p = find(p, meta->p + meta->n, "{")) != NULL; p++) {
-        const char *e = object_end(p, meta->p + meta->n);
+    for (const char *p = meta->s; p && (p = find(p, meta->s + meta->n, "{")) != NULL; p++) {
+        const char *e = object_end(p, meta->s + meta->n);
         if (!e)
             break;
         if ((size_t)(e - p) == n && !memcmp(p, o, n))
@@ -282,7 +260,7 @@ static int has_object(const text *meta, const char *o, size_t n)
 
 int pld__trace_merge(const char *out, const char *const *ins, int n, char *err, size_t errsz)
 {
-    text meta = {0}, events = {0};
+    pld__text meta = {0}, events = {0};
     int rc = -1;
     for (int i = 0; i < n; i++) {
         size_t len;
@@ -313,10 +291,11 @@ int pld__trace_merge(const char *out, const char *const *ins, int n, char *err, 
             int nomem = 0;
             if (find(p, oe, "\"ph\":\"M\"")) {
                 if (!has_object(&meta, p, on))
-                    nomem = (meta.n && append(&meta, ",\n", 2)) || append(&meta, p, on);
+                    nomem =
+                        (meta.n && pld__text_add(&meta, ",\n", 2)) || pld__text_add(&meta, p, on);
             } else if (!find(p, oe, "\"ph\":\"s\"") && !find(p, oe, "\"ph\":\"f\"")) {
                 /* (the inputs' arrows are drawn again across all of them) */
-                nomem = append(&events, ",\n", 2) || append(&events, p, on);
+                nomem = pld__text_add(&events, ",\n", 2) || pld__text_add(&events, p, on);
             }
             if (nomem) {
                 snprintf(err, errsz, "out of memory merging '%s'", ins[i]);
@@ -334,13 +313,13 @@ int pld__trace_merge(const char *out, const char *const *ins, int n, char *err, 
     }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
     if (meta.n)
-        fwrite(meta.p, 1, meta.n, f);
+        fwrite(meta.s, 1, meta.n, f);
     /* events follow with a leading ",\n": with no metadata, the first
      * event's separator goes */
     if (events.n)
-        fwrite(events.p + (meta.n ? 0 : 2), 1, events.n - (meta.n ? 0 : 2), f);
+        fwrite(events.s + (meta.n ? 0 : 2), 1, events.n - (meta.n ? 0 : 2), f);
     uint64_t id = 1;
-    long pairs = pld__trace_flows(events.p ? events.p : "", events.n, &id, f);
+    long pairs = pld__trace_flows(events.s ? events.s : "", events.n, &id, f);
     fputs("\n]}\n", f);
     int werr = ferror(f);
     if (fclose(f) != 0 || werr) {
@@ -353,7 +332,7 @@ int pld__trace_merge(const char *out, const char *const *ins, int n, char *err, 
     }
     rc = 0;
 done:
-    free(meta.p);
-    free(events.p);
+    free(meta.s);
+    free(events.s);
     return rc;
 }
