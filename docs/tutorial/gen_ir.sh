@@ -41,38 +41,41 @@ fi
 # Settings that would change the listing or add output.
 unset PLD_DEBUG PLD_IR PLD_IR_SVG PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS
 
-# Prints one generated block (without the markers) for the marker's command.
-run_block() {
+# Runs the marker's program ($1: PROGRAM ARGS) with extra arguments and
+# leaves its output in $out; fails, saying why, when it is not built or
+# does not succeed.
+run_marker() {
     local -a argv
     read -r -a argv <<<"$1"
+    shift
     local prog=$build/examples/${argv[0]}
     if [[ ! -x $prog ]]; then
         echo "gen_ir.sh: $prog is not built" >&2
         return 1
     fi
-    local out
-    if ! out=$("$prog" "${argv[@]:1}" 2>&1); then
-        echo "gen_ir.sh: '$1' failed:" >&2
+    if ! out=$("$prog" "${argv[@]:1}" "$@" 2>&1); then
+        echo "gen_ir.sh: '${argv[*]} $*' failed:" >&2
         echo "$out" >&2
         return 1
     fi
+}
+
+# Prints one generated block (without the markers) for the marker's command.
+run_block() {
+    local out
+    run_marker "$1" || return 1
     printf '\n    $ build/examples/%s\n' "$1"
     printf '%s\n' "$out" | sed 's/^/    /'
     printf '\n'
 }
 
-# Draws one picture into $2 for the marker's run $1.
+# Draws one picture into $2 for the marker's run $1, which must end by
+# printing OK (a step may print what it found first).
 run_svg() {
-    local -a argv
-    read -r -a argv <<<"$1"
-    local prog=$build/examples/${argv[0]}
-    if [[ ! -x $prog ]]; then
-        echo "gen_ir.sh: $prog is not built" >&2
-        return 1
-    fi
     local out
-    if ! out=$("$prog" "${argv[@]:1}" --ir-svg "$2" 2>&1) || [[ $out != OK ]]; then
-        echo "gen_ir.sh: '$1 --ir-svg' failed:" >&2
+    run_marker "$1" --ir-svg "$2" || return 1
+    if [[ ${out##*$'\n'} != OK ]]; then
+        echo "gen_ir.sh: '$1 --ir-svg $2' did not print OK:" >&2
         echo "$out" >&2
         return 1
     fi

@@ -481,6 +481,15 @@ static void arrow(pld__svg_text *o, const char *cls, int x1, int y1, int x2, int
                     cls, x1, y1, x2, y2, strncmp(cls, "notify", 6) ? cls : "notify");
 }
 
+/* Where an arrow from lane x `from` to lane x `to` ends: just short of the
+ * lane from the left; from the right, at the lane's dot, so that the head
+ * (7 px back from its tip) stops before the label that starts 6 px right
+ * of the lane and whose white halo would hide it. */
+static int tip_x(int from, int to)
+{
+    return to > from ? to - 3 : to - 1;
+}
+
 static void draw_arrows(pld__svg_text *o, const graph *g, int y0, int64_t i)
 {
     const pld__rec_ev *e = g->ev[i];
@@ -488,15 +497,15 @@ static void draw_arrows(pld__svg_text *o, const graph *g, int y0, int64_t i)
     if (e->peer == r || e->peer < 0 || e->peer >= g->P)
         return; /* a rank's own window: its label says "self" */
     int y = row_y(y0, g->row[i]), dy = ROW_H * 6 / 10;
-    int xs = lane_x(r), xp = lane_x(e->peer), in = xp > xs ? -3 : 3;
+    int xs = lane_x(r), xp = lane_x(e->peer);
     if (e->kind == PLD__REC_PUT)
-        arrow(o, "put", xs, y, xp + in, y + dy);
+        arrow(o, "put", xs, y, tip_x(xs, xp), y + dy);
     else if (e->kind == PLD__REC_GET)
-        arrow(o, "get", xp, y - dy, xs - in, y);
+        arrow(o, "get", xp, y - dy, tip_x(xp, xs), y);
     else if (e->kind == PLD__REC_NOTIFY && g->match[i] >= 0)
-        arrow(o, "notify", xs, y, xp + in, row_y(y0, g->row[g->match[i]]));
+        arrow(o, "notify", xs, y, tip_x(xs, xp), row_y(y0, g->row[g->match[i]]));
     else if (e->kind == PLD__REC_NOTIFY)
-        arrow(o, "notify unmatched", xs, y, xp + in, y + dy);
+        arrow(o, "notify unmatched", xs, y, tip_x(xs, xp), y + dy);
 }
 
 /* Builtin calls: a box on the lane from the call's row to its return's. */
