@@ -13,8 +13,9 @@
 #   ...generated: the command line and its output, indented 4 spaces...
 #   <!-- /gen_ir -->
 #
-# The marker names a program of BUILD_DIR/examples and its arguments; every
-# line between the markers is replaced by a fresh run.
+# The marker names a program of BUILD_DIR/examples and its arguments,
+# optionally after settings (`PLD_LL_BYTES=0 13_allgather ...`); every line
+# between the markers is replaced by a fresh run.
 #
 # A picture is one marker line naming an image under docs/tutorial/img and
 # the run that draws it with --ir-svg (the page links the image itself):
@@ -39,21 +40,25 @@ if [[ ! -d $build/examples ]]; then
 fi
 
 # Settings that would change the listing or add output.
-unset PLD_DEBUG PLD_IR PLD_IR_SVG PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS
+unset PLD_DEBUG PLD_IR PLD_IR_SVG PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS PLD_LL_BYTES
 
-# Runs the marker's program ($1: PROGRAM ARGS) with extra arguments and
-# leaves its output in $out; fails, saying why, when it is not built or
-# does not succeed.
+# Runs the marker's program ($1: [VAR=VALUE ...] PROGRAM ARGS) with extra
+# arguments and leaves its output in $out; fails, saying why, when it is
+# not built or does not succeed.
 run_marker() {
-    local -a argv
+    local -a argv settings=()
     read -r -a argv <<<"$1"
     shift
+    while [[ ${argv[0]} =~ ^[A-Z_]+= ]]; do
+        settings+=("${argv[0]}")
+        argv=("${argv[@]:1}")
+    done
     local prog=$build/examples/${argv[0]}
     if [[ ! -x $prog ]]; then
         echo "gen_ir.sh: $prog is not built" >&2
         return 1
     fi
-    if ! out=$("$prog" "${argv[@]:1}" "$@" 2>&1); then
+    if ! out=$(env "${settings[@]}" "$prog" "${argv[@]:1}" "$@" 2>&1); then
         echo "gen_ir.sh: '${argv[*]} $*' failed:" >&2
         echo "$out" >&2
         return 1
@@ -64,7 +69,12 @@ run_marker() {
 run_block() {
     local out
     run_marker "$1" || return 1
-    printf '\n    $ build/examples/%s\n' "$1"
+    local cmd=$1 pre=''
+    while [[ $cmd =~ ^([A-Z_]+=[^ ]*\ )(.*)$ ]]; do
+        pre+=${BASH_REMATCH[1]}
+        cmd=${BASH_REMATCH[2]}
+    done
+    printf '\n    $ %sbuild/examples/%s\n' "$pre" "$cmd"
     printf '%s\n' "$out" | sed 's/^/    /'
     printf '\n'
 }

@@ -78,18 +78,21 @@ PLD_API void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal
 /** The algorithm of pld_allreduce. */
 typedef enum pld_allreduce_mode {
     PLD_MESH = 0, /**< every rank reduces from every peer; signal [P,1] */
-    PLD_RING = 1  /**< reduce-scatter then allgather around the ring; signal [2(P-1), P] */
+    PLD_RING = 1, /**< reduce-scatter then allgather around the ring; signal [2(P-1), P] */
+    PLD_AUTO = 2  /**< pld chooses: one round through its own inboxes when the data fits
+                       pld_world_ll_bytes (PLD_LL_BYTES), else the mesh; signal [P,1] */
 } pld_allreduce_mode;
 /** Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
- * PLD_MESH: signal [P,1]; PLD_RING: signal [2(P-1), P]. */
+ * PLD_MESH and PLD_AUTO: signal [P,1]; PLD_RING: signal [2(P-1), P]. The
+ * listing (--ir) says which algorithm PLD_AUTO chose and why. */
 PLD_API void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                            pld_allreduce_mode mode);
 
 /** Allreduce on core_num cores per rank (1 <= core_num <= the profile's AIV
  * cores): 256-element tiles dealt block-cyclically to the cores, core b
- * synchronising on lane b of a signal [P, S >= core_num]. PLD_MESH only for
- * core_num > 1. core_num = 1 is pld_allreduce. */
+ * synchronising on lane b of a signal [P, S >= core_num]. PLD_MESH (or
+ * PLD_AUTO, which is the mesh there) only for core_num > 1. core_num = 1 is pld_allreduce. */
 PLD_API void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                                  pld_allreduce_mode mode, int core_num);
 

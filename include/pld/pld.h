@@ -88,6 +88,13 @@ PLD_API const char *pld_last_error(void);
 PLD_API void pld_world_finalize(pld_world *w);
 /** The number of ranks of the world. */
 PLD_API int pld_world_size(const pld_world *w);
+/** The payload per peer, in bytes, up to which a builtin called on the
+ * whole world runs in one round through pld's own inboxes instead of its
+ * credit rounds: PLD_LL_BYTES rounded up to 64, capped so that a rank's
+ * inboxes stay within 256 KiB (256 KiB / (2 P), rounded down to 64); 0
+ * when the path is off (PLD_LL_BYTES=0, more than 64 ranks, or w is not a
+ * live world). */
+PLD_API size_t pld_world_ll_bytes(const pld_world *w);
 PLD_API int pld_device_id(const pld_world *w, int rank); /**< -1 if rank is out of range */
 PLD_API int pld_is_root_process(const pld_world *w);     /**< print "OK" only here */
 /** 1 if this process hosts `rank` (every rank on the thread and process

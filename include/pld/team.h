@@ -45,6 +45,9 @@ PLD_API void pld_team_free(pld_world *w, pld_team *t);
 PLD_API int pld_team_rank_of(const pld_team *t, int world_rank);
 /** The size of world_rank's group; 0 if it is in none. */
 PLD_API int pld_team_group_size(const pld_team *t, int world_rank);
+/** As pld_world_ll_bytes, for builtins called in a view of t: sized for
+ * its largest group (0 if t is not a live team). */
+PLD_API size_t pld_team_ll_bytes(const pld_team *t);
 /** The world rank of team_rank in world_rank's group; -1 if none. */
 PLD_API int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank);
 /** The number of groups of t, and its name ("" if t is not a live team). */

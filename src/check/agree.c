@@ -113,17 +113,21 @@ void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
     a->api = fp->api;
     a->wire = fp->wire;
     a->wire.seq = ++c->agree_calls;
+    /* the path a call takes depends on it: processes must agree */
+    a->wire.ll_slot = c->team ? c->team->ll.slot : c->sh->ll.slot;
     a->wire.launch = c->sh->launch_seq;
     a->wire.inflight = 1;
-    a->head.seq = a->wire.seq;
-    a->head.launch = a->wire.launch;
+    a->head.tag = (uint64_t)a->wire.launch << 32 | (a->wire.seq & 0xffffffffu);
     a->head.hash = fp_hash(&a->wire);
     /* published before this rank's first notify of the call: the notify
      * releases it to whoever waits for that notify */
     size_t off = slot_off(c->agree_calls);
     if (a->mine) {
+        pld__agree_head *h = (pld__agree_head *)(void *)(a->mine + off);
         memcpy(a->mine + off + BODY_OFF, &a->wire, sizeof a->wire);
-        memcpy(a->mine + off, &a->head, sizeof a->head);
+        h->hash = a->head.hash;
+        /* last: a neighbour polling before the round reads the tag first */
+        atomic_store_explicit((_Atomic uint64_t *)&h->tag, a->head.tag, memory_order_release);
     } else {
         c->tp->put(c, a->buf, a->me, off + BODY_OFF, &a->wire, sizeof a->wire);
         c->tp->put(c, a->buf, a->me, off, &a->head, sizeof a->head);
@@ -168,7 +172,7 @@ static const char *win_name(pld_world *w, int32_t id)
 
 static const char *mode_name(int32_t m)
 {
-    return m == PLD_MESH ? "mesh" : m == PLD_RING ? "ring" : "?";
+    return m == PLD_MESH ? "mesh" : m == PLD_RING ? "ring" : m == PLD_AUTO ? "auto" : "?";
 }
 
 static const char *op_name(int32_t op)
@@ -214,6 +218,13 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
     if (mine->signal != theirs->signal) {
         snprintf(out, n, "signal window '%s' differs from %s's '%s'", win_name(w, mine->signal),
                  who, win_name(w, theirs->signal));
+        return 1;
+    }
+    if (mine->ll_slot != theirs->ll_slot) {
+        snprintf(out, n,
+                 "the one-round threshold is %d bytes per peer here but %d on %s: every "
+                 "process must run with the same PLD_LL_BYTES",
+                 (int)mine->ll_slot, (int)theirs->ll_slot, who);
         return 1;
     }
     if (mine->core_num != theirs->core_num) {
@@ -287,7 +298,7 @@ void pld__agree_verify(pld_ctx *c)
         memcpy(&h, a->left + off, sizeof h);
     else
         c->tp->get(c, &h, a->buf, left, off, sizeof h);
-    if (h.seq == a->head.seq && h.launch == a->head.launch && h.hash == a->head.hash)
+    if (h.tag == a->head.tag && h.hash == a->head.hash)
         return; /* the common case: one cache line from the neighbour */
     pld__fp_wire theirs;
     memset(&theirs, 0, sizeof theirs);
@@ -299,6 +310,22 @@ void pld__agree_verify(pld_ctx *c)
     char msg[512];
     if (fp_diff(c->w, c->team, &a->wire, &theirs, left, msg, sizeof msg))
         pld__kraise(c, PLD_ERR_ARG, a->api, "%s", msg);
+}
+
+int pld__agree_differs(const pld_ctx *c)
+{
+    const pld__agree_ctx *a = c->agree;
+    if (!a || !c->agree_pending || !a->left)
+        return 0;
+    const pld__agree_head *h =
+        (const pld__agree_head *)(const void *)(a->left + slot_off(c->agree_calls));
+    /* the tag is stored after the hash with release ordering, and the slot
+     * is not rewritten before this rank leaves this call: once the tag says
+     * "this call", the hash is the neighbour's description of it */
+    if (atomic_load_explicit((_Atomic const uint64_t *)&h->tag, memory_order_acquire) !=
+        a->head.tag)
+        return 0;
+    return h->hash != a->head.hash;
 }
 
 /* Rank r's latest published call in the fingerprint window b, when its

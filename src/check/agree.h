@@ -18,11 +18,14 @@
 
 #include "hook/hook.h"
 
-/* The first line of a rank's slot: the call's number and a hash of its
- * description, all a neighbour reads when the calls agree. */
+/* The first line of a rank's slot: which call it describes and a hash of
+ * its description, all a neighbour reads when the calls agree. The tag --
+ * the launch in the high 32 bits, the call number in the low ones -- is
+ * stored last, with release ordering, where the slot is mapped: a
+ * neighbour that reads it (acquire) equal to its own call's can read the
+ * hash at any time, even before the call's first round (pld__agree_differs). */
 typedef struct pld__agree_head {
-    uint64_t seq;
-    uint32_t launch, pad;
+    uint64_t tag;
     uint64_t hash;
 } pld__agree_head;
 
@@ -55,6 +58,13 @@ void pld__agree_view_end(pld_ctx *v);
 void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp);
 /* After the call's first round: compares with the left neighbour (once). */
 void pld__agree_verify(pld_ctx *c);
+/* While a call waits for its first round: 1 when the left neighbour has
+ * already published this call and its description differs (then
+ * pld__agree_verify names the difference). Ranks whose calls disagree may
+ * take different protocols -- one waits for credits, the other for an
+ * inbox flag -- and never complete a round; this finds them without one.
+ * Only where the neighbour's slot is mapped; cheap: one load. */
+int pld__agree_differs(const pld_ctx *c);
 /* Builtin return: the call is no longer in flight. */
 void pld__agree_leave(pld_ctx *c);
 

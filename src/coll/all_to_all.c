@@ -8,7 +8,7 @@
  * (self included), then one completion barrier and the epilogue. The caller
  * reads the rows: the window is the result.
  * Cost card: bytes_to_peers = (P-1)/P * N, bytes_self = N/P, 1 round. */
-#include "coll/coll_util.h"
+#include "coll/ll.h"
 
 void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal)
 {
@@ -48,6 +48,10 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     pld_dtensor t2 = pld__dtensor_2d(target, p, s);
     pld_tensor in2 = pld__tensor_2d(input, p, s);
     int late = PLD__MUTANT(push_after_barrier);
+    if (!late && pld__ll_all_to_all(c, api, t2, in2)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
     if (late)
         pld__credit_barrier(c, signal, 0, 1);
     /* step 1: push the chunk for d into row `me` of d's target */

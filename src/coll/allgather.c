@@ -9,7 +9,7 @@
  * peer's push has landed; the epilogue takes the credits back.
  * Cost card: bytes_to_peers = (P-1)/P * N (N = P*S*elt), bytes_self = N/P,
  * 1 barrier round. */
-#include "coll/coll_util.h"
+#include "coll/ll.h"
 
 /* Checks target [P,S] and returns S. */
 static int64_t check_target(pld_ctx *c, const char *api, pld_dtensor target)
@@ -54,6 +54,10 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
     int late = PLD__MUTANT(push_after_barrier);
+    if (!late && pld__ll_allgather(c, api, t2, l2, 0)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
     if (late)
         pld__credit_barrier(c, signal, 0, 1);
     /* step 1: push my row to every rank, starting with my right neighbour */
@@ -81,6 +85,10 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
+    if (pld__ll_allgather(c, api, t2, mine, 1)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
     /* my row is already staged in place: push it to the others only */
     pld__coll_put_row_to_all(c, api, t2, c->rank, mine, c->rank, 0);
     pld__credit_barrier(c, signal, 0, 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pld_allreduce: argument checks and the choice of algorithm. */
-#include "coll/coll_util.h"
+#include "coll/ll.h"
 
 void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                          pld_allreduce_mode mode, int core_num)
@@ -8,12 +8,13 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     PLD__CTX_CHECK(c, "pld_allreduce_cores");
     static const char api[] = "pld_allreduce";
     static const char *const ops[] = {"sum", "max", "min", "prod"};
+    static const char *const mode_names[] = {"mesh", "ring", "auto"};
     pld__check_live(c);
     pld__check_dtensor(c, api, "data", data);
     pld__coll_check_reduce(c, api, data.dtype, op);
-    if (mode != PLD_MESH && mode != PLD_RING)
-        pld__kraise(c, PLD_ERR_ARG, api, "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1)",
-                    (int)mode);
+    if (mode != PLD_MESH && mode != PLD_RING && mode != PLD_AUTO)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1, Auto=2)", (int)mode);
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
         pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)", core_num,
                     c->w->profile.aiv_cores, c->w->profile.name);
@@ -23,7 +24,7 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
-    if (mode == PLD_MESH)
+    if (mode != PLD_RING)
         pld__coll_check_signal(c, api, signal, core_num);
     else
         pld__allreduce_ring_check_signal(c, api, signal);
@@ -34,8 +35,11 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.mode = (int32_t)mode;
     fp.wire.core_num = core_num;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
-                    ops[op], mode == PLD_MESH ? "mesh" : "ring");
-    if (mode == PLD_RING)
+                    ops[op], mode_names[mode]);
+    /* auto: one round (ll.h) when it is small, else the mesh */
+    if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
+        ;
+    else if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
     else if (core_num > 1)
         pld__allreduce_mesh_cores(c, api, data, signal, op, core_num);

@@ -16,7 +16,7 @@
  * call contains a round in which every rank hears from every other rank).
  * Cost card: bytes_from_peers = N on every non-root, 0 on the root;
  * 2 rounds, 2(P-1) waits per rank. */
-#include "coll/coll_util.h"
+#include "coll/ll.h"
 
 /* The rooted form that broke the ordering guarantee, kept as a planted bug
  * (mutant.h): the root tells each non-root "staged", each non-root pulls and
@@ -65,6 +65,10 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
     if (PLD__MUTANT(rooted_bcast)) {
         broadcast_rooted(c, api, data, signal, root);
+        pld__coll_leave(c, signal);
+        return;
+    }
+    if (pld__ll_broadcast(c, api, data, root)) { /* small: one round (ll.h) */
         pld__coll_leave(c, signal);
         return;
     }

@@ -10,3 +10,9 @@ int pld__mutant(const char *name)
     const char *on = getenv("PLD_MUTANT");
     return on && !strcmp(on, name);
 }
+
+int pld__mutant_credit(void)
+{
+    const char *on = getenv("PLD_MUTANT");
+    return on && *on && strncmp(on, "ll_", 3) != 0;
+}

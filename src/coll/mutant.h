@@ -13,15 +13,24 @@
  *   ring_drop_progress  allreduce ring: the progress credit of step 0 to the
  *                       right neighbour is dropped
  *   a2av_count_first    all_to_all_v: count Set and barrier before the rows
- *   combine_early       indexed combine: pull before the experts finished */
+ *   combine_early       indexed combine: pull before the experts finished
+ *   ll_one_slot         one-round path: one inbox slot per pair (no parity)
+ *   ll_no_wait          one-round broadcast: ranks wait only for the root's
+ *                       payload, not for the empty flags of the others
+ *   ll_flag_before_data one-round path: the flag is set before the payload
+ * While a mutant of the credit rounds is planted, every builtin takes the
+ * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H
 #define PLD_MUTANT_H
 
 #ifdef PLD_MUTANTS
 int pld__mutant(const char *name);
+int pld__mutant_credit(void);
 #define PLD__MUTANT(name) pld__mutant(#name)
+#define PLD__MUTANT_CREDIT() pld__mutant_credit()
 #else
 #define PLD__MUTANT(name) 0
+#define PLD__MUTANT_CREDIT() 0
 #endif
 
 #endif

@@ -10,7 +10,7 @@
  * my row (no peer reads my row `me`);
  * barrier round 2 (every peer finished reading my other rows). Epilogue 2.
  * Cost card: bytes_from_peers = (P-1)/P * N; 2 rounds. */
-#include "coll/coll_util.h"
+#include "coll/ll.h"
 
 static void reduce_row_from_peers(pld_ctx *c, const char *api, pld_dtensor d2, int64_t row,
                                   pld_reduce_op op)
@@ -57,6 +57,10 @@ void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_re
     fp.wire.op = (int32_t)op;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, sum", data.buf->name, signal.buf->name);
     pld_dtensor d2 = pld__dtensor_2d(data, c->nranks, pld__dtensor_numel(data) / c->nranks);
+    if (pld__ll_reduce_scatter(c, api, d2, op)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
     /* step 1: every rank staged its rows */
     pld__credit_barrier(c, signal, 0, 1);
     /* step 2: pull row `me` from every peer and reduce, chunk by chunk */

@@ -132,6 +132,15 @@ typedef struct pld__agent {
     _Alignas(PLD__CACHELINE) pld_counters counters;
 } pld__agent;
 
+/* A group's inboxes for the one-round path of the builtins (coll/ll.c):
+ * window ids of the payload slots and of the flags, the bytes per slot
+ * (the group's threshold) and the writers per parity (its largest
+ * group). box_win < 0: the group has no one-round path. */
+typedef struct pld__ll_inbox {
+    int32_t box_win, flag_win;
+    int32_t slot, cap;
+} pld__ll_inbox;
+
 typedef struct pld__world_shared {
     int32_t nranks, cores;          /* agents: nranks x cores, after rank[] */
     _Atomic int32_t abort_status;   /* 0 while healthy; root-cause status once aborted */
@@ -140,6 +149,8 @@ typedef struct pld__world_shared {
     _Atomic uint64_t notify_epoch;  /* bumped by every notify: deadlock checks need it */
     _Atomic int32_t deadlock_claim; /* one rank writes the deadlock report */
     int32_t agree_win;              /* agreement check's window id, -1 when off */
+    pld__ll_inbox ll;               /* the world's one-round inboxes (coll/ll.c) */
+    _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
     uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[]; /* nranks entries */
@@ -351,6 +362,7 @@ struct pld_ctx {
     uint64_t agree_calls; /* builtin calls of this rank in this launch */
     int agree_pending;    /* published, not yet compared */
     int log_calls;        /* PLD_DEBUG=TRACE with COLL: log every call */
+    int32_t ll_epoch;     /* one-round builtin calls of this context in this launch */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so

@@ -12,6 +12,8 @@
  *   PLD_SCHED            seed      run launches under the schedule explorer
  *                                  (src/check/explore.c; thread and process transports)
  *   PLD_UB_BYTES         bytes     on-core buffer per core (profile default 192 KiB)
+ *   PLD_LL_BYTES         bytes     per-peer payload up to which builtins take the
+ *                                  one-round path (coll/ll.c; 0 = off)
  *   PLD_URMA_SQ_DEPTH    count     URMA SQ depth in WQEBBs (a5sim, default 1024)
  *   PLD_STACK_BYTES      bytes     stack of rank threads (thread transport) and core threads (4M)
  *   PLD_SPIN             count     spin iterations before a wait yields (auto)
@@ -138,6 +140,15 @@ static const pld__setting table[PLD__S_COUNT_] = {
                          .dflt_text = "192K (the profile's)",
                          .doc = "on-core buffer (UB) per core: bounds the tiles a kernel "
                                 "holds at once"},
+    [PLD__S_LL_BYTES] = {.name = "PLD_LL_BYTES",
+                         .type = PLD__SET_BYTES,
+                         .min = 0,
+                         .max = 64 * KIB,
+                         .unit = "bytes",
+                         .dflt = PLD__LL_BYTES_DEFAULT,
+                         .dflt_text = PLD__LL_BYTES_DEFAULT_TEXT,
+                         .doc = "per-peer payload up to which a builtin runs in one round "
+                                "through pld's own inboxes (0: always the credit rounds)"},
     [PLD__S_URMA_SQ_DEPTH] = {.name = "PLD_URMA_SQ_DEPTH",
                               .type = PLD__SET_COUNT,
                               .min = 4,

@@ -17,6 +17,11 @@
 
 #include "pld/pld.h"
 
+/* PLD_LL_BYTES when unset: the per-peer payload below which the one-round
+ * path measured faster than the credit rounds (docs/performance.md). */
+#define PLD__LL_BYTES_DEFAULT 4096
+#define PLD__LL_BYTES_DEFAULT_TEXT "4K"
+
 /* How a value is written. */
 typedef enum pld__setting_type {
     PLD__SET_COUNT,    /* a decimal integer */
@@ -42,6 +47,7 @@ typedef enum pld__setting_id {
     PLD__S_IR_SVG,
     PLD__S_SCHED,
     PLD__S_UB_BYTES,
+    PLD__S_LL_BYTES,
     PLD__S_URMA_SQ_DEPTH,
     PLD__S_STACK_BYTES,
     PLD__S_SPIN,

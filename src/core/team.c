@@ -13,6 +13,7 @@
 
 #include "check/agree.h"
 #include "check/check.h"
+#include "coll/ll.h"
 #include "core/handles.h"
 #include "core/team.h"
 
@@ -103,7 +104,8 @@ static int slot_order(const void *a, const void *b)
     return (x->prank > y->prank) - (x->prank < y->prank);
 }
 
-/* The checkers' windows of a team (freed with it, or with the world). */
+/* The checkers' windows and the inboxes of a team (freed with it, or
+ * with the world). */
 static void release_windows(pld_world *w, pld_team *t)
 {
     if (t->agree)
@@ -112,6 +114,7 @@ static void release_windows(pld_world *w, pld_team *t)
         pld__window_release(w, t->check_signal.buf);
     t->agree = NULL;
     t->check_signal.buf = NULL;
+    pld__ll_team_free(w, t);
 }
 
 /* A team from each member's (parent group, color, key): slots of ranks in
@@ -131,6 +134,7 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
     t->members = t->start + n + 1;
     t->w = w;
     t->live = 1;
+    t->ll.box_win = t->ll.flag_win = -1;
     t->nranks = p;
     for (int r = 0; r < p; r++)
         t->group_of[r] = t->rank_in[r] = -1;
@@ -159,6 +163,8 @@ static pld_status build(pld_world *w, const char *api, slot *s, int n, const cha
     pld_status st = pld__agree_team_init(w, t);
     if (st == PLD_OK)
         st = pld__signal_check_team_init(w, t);
+    if (st == PLD_OK) /* its groups' one-round inboxes */
+        st = pld__ll_team_init(w, t);
     if (st != PLD_OK) {
         char why[512]; /* the window's own message, before it is overwritten */
         snprintf(why, sizeof why, "%.500s", w->errmsg);
@@ -400,6 +406,13 @@ int pld_team_group_size(const pld_team *t, int world_rank)
         return 0;
     int g = t->group_of[world_rank];
     return t->start[g + 1] - t->start[g];
+}
+
+size_t pld_team_ll_bytes(const pld_team *t)
+{
+    int live = 0;
+    team_world(t, &live);
+    return live ? (size_t)t->ll.slot : 0;
 }
 
 int pld_team_world_rank(const pld_team *t, int world_rank, int team_rank)

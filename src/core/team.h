@@ -22,6 +22,7 @@ struct pld_team {
                                  builtins (two slots per world rank), NULL when off */
     pld_dtensor check_signal; /* PLD_CHECK_SIGNALS' own barriers in its groups ([P,1]);
                                  .buf NULL when that check is off */
+    pld__ll_inbox ll;         /* its groups' one-round inboxes (coll/ll.c) */
     int *group_of;            /* world rank -> group, -1 if none */
     int *rank_in;             /* world rank -> rank within its group, -1 if none */
     int *start;               /* group g's members are members[start[g] .. start[g+1]) */

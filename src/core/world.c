@@ -49,6 +49,7 @@ void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
     sh->nranks = nranks;
     sh->cores = cores;
     sh->agree_win = -1;
+    sh->ll.box_win = sh->ll.flag_win = -1;
     for (int r = 0; r < nranks; r++) {
         atomic_store(&sh->rank[r].cores_active, 1);
         for (int b = 0; b < cores; b++)
@@ -230,6 +231,11 @@ static int live(const pld_world *w)
 int pld_world_size(const pld_world *w)
 {
     return live(w) ? w->nranks : 0;
+}
+
+size_t pld_world_ll_bytes(const pld_world *w)
+{
+    return live(w) ? (size_t)w->sh->ll.slot : 0;
 }
 
 int pld_device_id(const pld_world *w, int rank)

@@ -10,6 +10,7 @@
 #include "check/agree.h"
 #include "check/check.h"
 #include "check/explore.h"
+#include "coll/ll.h"
 #include "core/hooks.h"
 #include "hook/hook.h"
 #include "trace/ir_rec.h"
@@ -49,6 +50,8 @@ static pld_status world_ready(pld_world *w)
     }
     if (!(w->check & PLD_CHECK_NOARGS) && (st = pld__agree_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
+    if ((st = pld__ll_world_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: one-round inboxes: %s", w->errmsg);
     return PLD_OK;
 }
 
@@ -67,6 +70,7 @@ static void launch_begin(pld_world *w)
     /* the checker's own signal may hold credits of an aborted launch; no
      * rank runs now, so it can simply be cleared */
     pld__signal_check_clear(w);
+    pld__ll_launch_begin(w);  /* flags a past launch's one-round calls set */
     pld__race_reset(w->race); /* launches are ordered by the host: start clean */
     pld__ir_reset(w->ir);
     pld__sched_launch_begin(w);
@@ -75,6 +79,7 @@ static void launch_begin(pld_world *w)
 static pld_status launch_end(pld_world *w, pld_status st)
 {
     char cleared[256];
+    pld__ll_launch_end(w, st);
     if (st != PLD_OK && pld__agree_after_abort(w, cleared, sizeof cleared)) {
         size_t k = strlen(w->errmsg);
         snprintf(w->errmsg + k, sizeof w->errmsg - k,
@@ -127,6 +132,7 @@ static void agent_begin(pld_ctx *c)
 
 static void kernel_begin(pld_ctx *c)
 {
+    c->ll_epoch = 0; /* the flags were cleared before the launch */
     pld__agree_rank_begin(c);
 }
 

@@ -126,7 +126,11 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
         return;
     }
     uint64_t t0 = pld__now_ns();
-    pld_status st = pld__wait_policy(c, wd);
+    pld_status st;
+    /* a neighbour published a different call: the check names the
+     * difference (and fails the call); should it find none, wait on */
+    while ((st = pld__wait_policy(c, wd)) == PLD_ERR_ARG)
+        pld__call_round(c);
     c->ag->counters.wait_ns += pld__now_ns() - t0;
     if (PLD__LIKELY(st == PLD_OK)) {
         if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))

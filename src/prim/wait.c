@@ -22,7 +22,11 @@
  *          naps from NAP_FIRST_NS, doubling up to NAP_MAX_NS.
  * Every phase ends the wait on the group's abort (PLD_ERR_PEER), a peer
  * failure the transport reports (PLD_ERR_PEER, recorded in abort_status so
- * this rank's other cores leave too) and the deadline (PLD_ERR_TIMEOUT).
+ * this rank's other cores leave too) and the deadline (PLD_ERR_TIMEOUT);
+ * and, in a builtin's first round, on a left neighbour that published a
+ * different call (PLD_ERR_ARG: the caller names the difference), which
+ * ranks on different protocols would otherwise wait for until the
+ * deadline where no deadlock detector runs.
  *
  * No lost wake-ups: sleep_prepare reads the rank's wake ticket, registers
  * the sleeper and fences; the re-check that follows either sees the notify,
@@ -31,6 +35,7 @@
  * after storing the abort status, which the re-check reads. */
 #include <sched.h>
 
+#include "check/agree.h"
 #include "check/check.h"
 #include "check/explore.h"
 #include "core/team.h"
@@ -105,6 +110,8 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         if ((i & (CHECK_EVERY - 1)) == CHECK_EVERY - 1) {
             if (peer_failed(c))
                 return PLD_ERR_PEER;
+            if (pld__agree_differs(c))
+                return PLD_ERR_ARG;
             if (pld__now_ns() >= deadline)
                 return PLD_ERR_TIMEOUT;
         }
@@ -120,6 +127,8 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
             return PLD_OK;
         if (pld__aborted(c) || peer_failed(c))
             return PLD_ERR_PEER;
+        if (pld__agree_differs(c))
+            return PLD_ERR_ARG;
         if (pld__now_ns() >= deadline)
             return PLD_ERR_TIMEOUT;
     }
@@ -158,6 +167,8 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
             return PLD_OK;
         if (peer_failed(c))
             return PLD_ERR_PEER;
+        if (pld__agree_differs(c))
+            return PLD_ERR_ARG;
         if (quiet && detect) {
             /* Re-enter the blocked state for the check: the detector only
              * declares a deadlock when this agent is counted as blocked. */

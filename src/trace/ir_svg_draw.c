@@ -18,8 +18,10 @@
  * is what happened; a notify no wait needed is drawn dashed to its lane.
  *
  * A barrier round is a band: the notify/wait runs of the ranks (no data
- * movement in between) linked by notify -> wait arrows, when at least two
- * ranks take part and each of them both notifies a peer and waits. */
+ * movement in between, but for a put that the next notify, to the same
+ * peer, announces: the payload of a one-round call) linked by notify ->
+ * wait arrows, when at least two ranks take part and each of them both
+ * notifies a peer and waits. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,7 +331,11 @@ static int64_t find_bands(graph *g, band **out)
                 waited |= k == PLD__REC_WAIT;
                 g->phase[i] = nph - 1;
             } else {
-                open = 0;
+                /* a put its notify announces stays in the round */
+                const pld__rec_ev *nx = i + 1 < g->base[r + 1] ? g->ev[i + 1] : NULL;
+                if (!(k == PLD__REC_PUT && nx && nx->kind == PLD__REC_NOTIFY &&
+                      nx->peer == e->peer && e->peer != r))
+                    open = 0;
                 g->phase[i] = -1;
             }
         }

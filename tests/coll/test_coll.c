@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Builtin collectives against plain C references, back-to-back on one
  * signal window, their cost cards (byte counters) and their listings. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <criterion/criterion.h>
 #include <pld/pld.h>
 #include <stdio.h>
@@ -14,7 +16,17 @@ static int val(int r, int64_t i)
     return (int)((r * 7 + i * 3) % 11) - 3;
 }
 
-enum { C_BARRIER, C_ALLGATHER, C_ALL_TO_ALL, C_MESH, C_RING, C_REDUCE_SCATTER, C_BROADCAST, C_N };
+enum {
+    C_BARRIER,
+    C_ALLGATHER,
+    C_ALL_TO_ALL,
+    C_MESH,
+    C_RING,
+    C_REDUCE_SCATTER,
+    C_BROADCAST,
+    C_AUTO,
+    C_N
+};
 
 typedef struct fixture {
     pld_world *w;
@@ -218,61 +230,124 @@ static void one_call_kernel(pld_ctx *c, void *arg)
     case C_BROADCAST:
         pld_broadcast(c, f->data, f->sig, 0);
         break;
+    case C_AUTO:
+        pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_AUTO);
+        break;
     }
     free(in);
 }
 
-static void check_card(int p, int which)
+/* Bytes to and from peers, and self copies, of one call on rank r: the
+ * credit rounds' card, or (one_round) the one-round path's. N = P*S fp32. */
+static void card_of(int which, int p, int r, uint64_t n, int one_round, uint64_t *moved,
+                    uint64_t *self)
+{
+    uint64_t P = (uint64_t)p, row = n / P;
+    *self = 0;
+    if (one_round) {
+        switch (which) {
+        case C_ALLGATHER:
+        case C_ALL_TO_ALL: /* my row to every inbox; own row + copy-out */
+            *moved = (P - 1) * row;
+            *self = n;
+            break;
+        case C_REDUCE_SCATTER: /* row d to d's inbox; the inbox reduced in */
+            *moved = *self = (P - 1) * row;
+            break;
+        case C_BROADCAST: /* the root's data to every inbox; copy-out */
+            *moved = r == 0 ? (P - 1) * n : 0;
+            *self = r == 0 ? 0 : n;
+            break;
+        default: /* allreduce auto: all of it to every inbox, reduced in */
+            *moved = *self = (P - 1) * n;
+            break;
+        }
+        return;
+    }
+    switch (which) {
+    case C_ALLGATHER:
+    case C_ALL_TO_ALL:
+        *moved = (P - 1) * row;
+        *self = row;
+        break;
+    case C_REDUCE_SCATTER:
+        *moved = (P - 1) * row;
+        break;
+    case C_MESH:
+    case C_AUTO:
+        *moved = (P - 1) * n;
+        break;
+    case C_RING:
+        *moved = 2 * (P - 1) * n / P;
+        break;
+    case C_BROADCAST:
+        *moved = r == 0 ? 0 : n;
+        break;
+    }
+}
+
+static void check_card(int p, int which, int64_t s)
 {
     char devices[16];
     snprintf(devices, sizeof devices, "0-%d", p - 1);
     fixture f = {0};
-    int64_t s = 24;
     setup(&f, devices, s);
     one_call o = {.f = &f, .which = which};
     cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
     uint64_t n = (uint64_t)(p * s) * sizeof(float); /* total payload N */
+    /* the payload per peer: a row, or all of it for broadcast and allreduce */
+    uint64_t per_peer = which == C_BROADCAST || which == C_AUTO ? n : n / (uint64_t)p;
+    int one_round = which != C_MESH && which != C_RING && per_peer <= pld_world_ll_bytes(f.w);
     for (int r = 0; r < p; r++) {
         pld_counters k;
         cr_assert_eq(pld_rank_counters(f.w, r, &k), PLD_OK);
-        uint64_t moved = k.bytes_to_peers + k.bytes_from_peers, want = 0;
-        switch (which) {
-        case C_ALLGATHER:
-        case C_ALL_TO_ALL:
-        case C_REDUCE_SCATTER:
-            want = (uint64_t)(p - 1) * n / (uint64_t)p;
-            break;
-        case C_MESH:
-            want = (uint64_t)(p - 1) * n;
-            break;
-        case C_RING:
-            want = 2 * (uint64_t)(p - 1) * n / (uint64_t)p;
-            break;
-        case C_BROADCAST:
-            want = r == 0 ? 0 : n;
-            break;
-        }
-        cr_expect_eq(moved, want, "collective %d P=%d rank %d moved %llu bytes, card says %llu",
-                     which, p, r, (unsigned long long)moved, (unsigned long long)want);
+        uint64_t moved = k.bytes_to_peers + k.bytes_from_peers, want, self;
+        card_of(which, p, r, n, one_round, &want, &self);
+        cr_expect_eq(moved, want,
+                     "collective %d P=%d S=%lld rank %d (%s) moved %llu bytes, card "
+                     "says %llu",
+                     which, p, (long long)s, r, one_round ? "one round" : "credit",
+                     (unsigned long long)moved, (unsigned long long)want);
+        cr_expect_eq(k.bytes_self, self,
+                     "collective %d P=%d S=%lld rank %d (%s) copied %llu "
+                     "bytes to itself, card says %llu",
+                     which, p, (long long)s, r, one_round ? "one round" : "credit",
+                     (unsigned long long)k.bytes_self, (unsigned long long)self);
     }
     assert_signal_zero(&f);
     pld_world_finalize(f.w);
 }
 
-Test(cost_card, every_builtin_p2_3_4_8, .timeout = 120)
+/* small (one round where the builtin has it) and large (credit rounds) */
+static void check_cards(void)
 {
     static const int ps[] = {2, 3, 4, 8};
-    static const int which[] = {C_ALLGATHER, C_ALL_TO_ALL,     C_MESH,
-                                C_RING,      C_REDUCE_SCATTER, C_BROADCAST};
+    static const int which[] = {C_ALLGATHER,      C_ALL_TO_ALL, C_MESH, C_RING,
+                                C_REDUCE_SCATTER, C_BROADCAST,  C_AUTO};
+    static const int64_t sizes[] = {24, 3000};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         for (size_t k = 0; k < sizeof which / sizeof which[0]; k++)
-            check_card(ps[i], which[k]);
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                check_card(ps[i], which[k], sizes[z]);
+}
+
+Test(cost_card, every_builtin_p2_3_4_8, .timeout = 240)
+{
+    check_cards();
+}
+
+/* the same with the one-round path off: the credit rounds' cards */
+Test(cost_card, every_builtin_credit_rounds, .timeout = 240)
+{
+    setenv("PLD_LL_BYTES", "0", 1);
+    check_cards();
 }
 
 /* ---- the listing: builtin allgather = P puts, barrier after, no remote_load */
 
 Test(listing, builtin_allgather_pushes_then_barriers, .timeout = 60)
 {
+    setenv("PLD_LL_BYTES", "0", 1); /* the credit rounds */
     fixture f = {0};
     setup(&f, "0-3", 64);
     pld_ir_enable(f.w, 1);
@@ -506,4 +581,28 @@ Test(allreduce, every_op_dtype_mode_p3, .timeout = 120)
         }
     }
     pld_world_finalize(w);
+}
+
+/* a small allgather in one round: puts into the peers' inboxes, each
+ * followed by its flag, then waits for every peer's flag and copies out;
+ * the user's signal is not touched */
+Test(listing, builtin_allgather_one_round, .timeout = 60)
+{
+    fixture f = {0};
+    setup(&f, "0-3", 64);
+    cr_assert_geq(pld_world_ll_bytes(f.w), 256);
+    pld_ir_enable(f.w, 1);
+    one_call o = {.f = &f, .which = C_ALLGATHER};
+    cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
+    const char *ir = pld_ir_text(f.w);
+    cr_assert(strstr(ir, "path: one round (256 B per peer <= ") != NULL, "%s", ir);
+    const char *put = strstr(ir, "-> pld.inbox@peer{");
+    const char *flag = strstr(ir, "notify pld.inbox_flags@peer{");
+    const char *wait = strstr(ir, "wait pld.inbox_flags[");
+    cr_assert(put && flag && wait && put < flag && flag < wait,
+              "each payload, then its flag, then the waits:\n%s", ir);
+    cr_assert(strstr(ir, " sig") == NULL || strstr(ir, "wait sig") == NULL,
+              "the user's signal is not waited on:\n%s", ir);
+    cr_assert(strstr(ir, "+= -1") == NULL, "no epilogue:\n%s", ir);
+    pld_world_finalize(f.w);
 }

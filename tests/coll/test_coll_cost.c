@@ -5,7 +5,9 @@
  * (P-1)*M*S*elt whatever the counts; allgather_inplace skips the self copy
  * (bytes_self == 0) while allgather copies its own row (bytes_self = S*elt).
  * pld_barrier issues 2(P-1) notifies (P-1 credits out, P-1 epilogue
- * notifies to itself) and P-1 waits; one-round builtins wait P-1 times. */
+ * notifies to itself) and P-1 waits; one-round builtins wait P-1 times.
+ * These are the credit rounds' cards: ctest runs the suite with
+ * PLD_LL_BYTES=0 (test_coll.c checks both paths' cards). */
 #include <stdio.h>
 #include <stdlib.h>
 

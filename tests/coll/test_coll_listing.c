@@ -8,7 +8,9 @@
  *   builtin all_to_all ends with the barrier and epilogue: no loads;
  *   a builtin row larger than the UB is chunked through a staging tile
  *   ("chunks N of [r,c] staging B B").
- * Assertions are on stable substrings and on the order of lines. */
+ * Assertions are on stable substrings and on the order of lines. These are
+ * the credit rounds: ctest runs the suite with PLD_LL_BYTES=0 (the
+ * one-round path's listing is in test_coll.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

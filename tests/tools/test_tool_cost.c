@@ -60,7 +60,8 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
     uint64_t P = (uint64_t)p;
     for (int q = 0; q < p; q++) {
         bench_card k;
-        bench_card_make(c, mode, p, q, root, &res.shape, esz, lim.ub_bytes, &k);
+        bench_card_make(c, mode, p, q, root, &res.shape, esz, lim.ub_bytes, pld_world_ll_bytes(w),
+                        &k);
         const pld_counters *m = &res.counters[q];
         const char *what = bench_coll_name(c);
 #define CARD_EQ(field, want)                                                                       \
@@ -100,7 +101,7 @@ static void cards(int p)
                  {BENCH_ALLGATHER, BENCH_MODE_PUSH},      {BENCH_ALLGATHER, BENCH_MODE_INPLACE},
                  {BENCH_REDUCE_SCATTER, BENCH_MODE_PULL}, {BENCH_ALLREDUCE, BENCH_MODE_MESH},
                  {BENCH_ALLREDUCE, BENCH_MODE_RING},      {BENCH_ALL_TO_ALL, BENCH_MODE_PUSH},
-                 {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH}};
+                 {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH},   {BENCH_ALLREDUCE, BENCH_MODE_AUTO}};
     pld_world *w = world(p);
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         bench_coll c = algos[a].c;

@@ -108,7 +108,8 @@ static int usage(FILE *out)
             "  -o, --op OP          sum (default) | prod | max | min | all (reductions)\n"
             "  -r, --root R         broadcast root (default 0), or all (every rank)\n"
             "      --mode M         allgather push|inplace (one column group; default both),\n"
-            "                       allreduce mesh|ring\n"
+            "                       allreduce auto (default: one round when small, else\n"
+            "                       mesh) | mesh | ring\n"
             "      --team x=K|y=K   run in groups, every group at once in one launch: split\n"
             "                       the ranks 2-D with K per row (pld_team_split_2d); x=K:\n"
             "                       every row of K consecutive ranks is a group, y=K: every\n"
@@ -411,10 +412,20 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2])
             printf(", root %lld", (long long)o->sh.root);
     }
     printf("\n# %s\n", bench_place_note(c));
-    for (int g = 0; g < 2; g++)
-        if (modes[g] != BENCH_NMODE)
-            printf("# cost card (%s): %s\n", g ? "in-place" : "out-of-place",
-                   bench_card_formula(c, modes[g]));
+    size_t ll = s->team ? pld_team_ll_bytes(s->team) : pld_world_ll_bytes(s->w);
+    bench_shape any = {0};
+    uint64_t per_peer, tile;
+    for (int g = 0; g < 2; g++) {
+        if (modes[g] == BENCH_NMODE)
+            continue;
+        const char *place = g ? "in-place" : "out-of-place";
+        if (ll && bench_card_ll_need(c, modes[g], &any, 1, &per_peer, &tile))
+            printf("# cost card (%s), up to %zu B per peer: %s\n# cost card (%s), above: %s\n",
+                   place, ll, bench_card_formula(c, modes[g], 1), place,
+                   bench_card_formula(c, modes[g], 0));
+        else
+            printf("# cost card (%s): %s\n", place, bench_card_formula(c, modes[g], 0));
+    }
     printf("#\n");
     bench_pair_header(stdout);
 }
@@ -607,6 +618,8 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                                      .root = root,
                                      .p = s->p,
                                      .ub_bytes = s->lim.ub_bytes,
+                                     .ll_bytes = s->team ? pld_team_ll_bytes(s->team)
+                                                         : pld_world_ll_bytes(s->w),
                                      .average = (int)o->average};
                 const bench_class *gc = &res[g].cls[k];
                 bench_row row;

@@ -7,6 +7,7 @@
 static const char *const mode_names[BENCH_NMODE] = {
     [BENCH_MODE_DEFAULT] = "default", [BENCH_MODE_PUSH] = "push", [BENCH_MODE_INPLACE] = "inplace",
     [BENCH_MODE_PULL] = "pull",       [BENCH_MODE_MESH] = "mesh", [BENCH_MODE_RING] = "ring",
+    [BENCH_MODE_AUTO] = "auto",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -38,7 +39,8 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
     case BENCH_REDUCE_SCATTER:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PULL ? BENCH_MODE_PULL : BENCH_NMODE;
     case BENCH_ALLREDUCE:
-        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_MESH ? BENCH_MODE_MESH
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_AUTO ? BENCH_MODE_AUTO
+               : m == BENCH_MODE_MESH                          ? BENCH_MODE_MESH
                : m == BENCH_MODE_RING                          ? BENCH_MODE_RING
                                                                : BENCH_NMODE;
     case BENCH_BARRIER:
@@ -60,7 +62,7 @@ const char *bench_mode_choices(bench_coll c)
     case BENCH_REDUCE_SCATTER:
         return "pull";
     case BENCH_ALLREDUCE:
-        return "mesh|ring";
+        return "auto|mesh|ring";
     default:
         return "(none)";
     }
@@ -86,8 +88,71 @@ static int64_t ring_seg(int64_t n, int p, int k)
     return n * (k + 1) / p - n * k / p;
 }
 
-void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
-                     const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *out)
+int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, size_t elt,
+                       uint64_t *per_peer, uint64_t *tile)
+{
+    uint64_t row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
+    *tile = 0;
+    switch (c) {
+    case BENCH_ALLGATHER:
+    case BENCH_ALL_TO_ALL:
+        *per_peer = row;
+        return 1;
+    case BENCH_BROADCAST:
+        *per_peer = n;
+        return 1;
+    case BENCH_REDUCE_SCATTER:
+        *per_peer = *tile = row;
+        return 1;
+    case BENCH_ALLREDUCE:
+        *per_peer = *tile = n;
+        return mode == BENCH_MODE_AUTO;
+    default:
+        return 0;
+    }
+}
+
+int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape *sh, size_t elt,
+                         size_t ub_bytes, size_t ll_bytes)
+{
+    uint64_t per_peer, tile;
+    return bench_card_ll_need(c, mode, sh, elt, &per_peer, &tile) && p > 1 &&
+           per_peer <= ll_bytes && tile <= ub_bytes;
+}
+
+/* The one-round path (src/coll/ll_coll.c): the payload for each peer goes
+ * into its inbox, the copy-out (or the reduction of the inbox in rank
+ * order) is a self transfer; one round. */
+static void card_one_round(bench_coll c, bench_mode mode, int p, int rank, int root, uint64_t row,
+                           uint64_t n, bench_card *k)
+{
+    uint64_t P = (uint64_t)p;
+    switch (c) {
+    case BENCH_ALLGATHER:
+        k->to_peers = (P - 1) * row;
+        k->self = (P - 1) * row + (mode == BENCH_MODE_INPLACE ? 0 : row);
+        break;
+    case BENCH_ALL_TO_ALL:
+        k->to_peers = (P - 1) * row;
+        k->self = P * row;
+        break;
+    case BENCH_BROADCAST:
+        k->to_peers = rank == root ? (P - 1) * n : 0;
+        k->self = rank == root ? 0 : n;
+        break;
+    case BENCH_REDUCE_SCATTER:
+        k->to_peers = k->self = (P - 1) * row;
+        break;
+    default: /* allreduce */
+        k->to_peers = k->self = (P - 1) * n;
+        break;
+    }
+    k->rounds = 1;
+}
+
+/* The credit rounds (the builtins' C files). */
+static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root,
+                        const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *kp)
 {
     bench_card k = {0};
     uint64_t P = (uint64_t)p, row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
@@ -136,14 +201,45 @@ void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
     default:
         break;
     }
+    *kp = k;
+}
+
+void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
+                     const bench_shape *sh, size_t elt, size_t ub_bytes, size_t ll_bytes,
+                     bench_card *out)
+{
+    bench_card k = {0};
+    uint64_t P = (uint64_t)p;
+    if (bench_card_one_round(c, mode, p, sh, elt, ub_bytes, ll_bytes))
+        card_one_round(c, mode, p, rank, root, (uint64_t)sh->cols * elt, (uint64_t)sh->bytes, &k);
+    else
+        card_credit(c, mode, p, rank, root, sh, elt, ub_bytes, &k);
     k.waits = (uint64_t)k.rounds * (P - 1);
     if (p == 1)
         k.rounds = 0, k.waits = 0;
     *out = k;
 }
 
-const char *bench_card_formula(bench_coll c, bench_mode mode)
+const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
 {
+    if (one_round) {
+        switch (c) {
+        case BENCH_ALLGATHER:
+            return mode == BENCH_MODE_INPLACE
+                       ? "one round: (P-1)/P*N to peers' inboxes, (P-1)/P*N self (copy-out)"
+                       : "one round: (P-1)/P*N to peers' inboxes, N self (own row + copy-out)";
+        case BENCH_ALL_TO_ALL:
+            return "one round: (P-1)/P*N to peers' inboxes, N self (own row + copy-out)";
+        case BENCH_BROADCAST:
+            return "one round: (P-1)*N from the root to the inboxes, N self on every non-root "
+                   "(copy-out); the others send empty flags";
+        case BENCH_REDUCE_SCATTER:
+            return "one round: (P-1)/P*N to peers' inboxes, (P-1)/P*N self (reduced in rank "
+                   "order)";
+        default:
+            return "one round: (P-1)*N to peers' inboxes, (P-1)*N self (reduced in rank order)";
+        }
+    }
     switch (c) {
     case BENCH_BARRIER:
         return "no data; 1 barrier round";
@@ -161,7 +257,9 @@ const char *bench_card_formula(bench_coll c, bench_mode mode)
         return "(P-1)/P*N from peers; 2 rounds";
     case BENCH_ALLREDUCE:
         return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
-                                       : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
+               : mode == BENCH_MODE_AUTO
+                   ? "auto, the mesh: (P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)"
+                   : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
     default:
         return "?";
     }

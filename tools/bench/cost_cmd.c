@@ -162,7 +162,14 @@ int cost_main(int argc, char **argv)
     describe_shape(o.coll, p, &sh, o.sh.dtype);
     if (o.coll == BENCH_BROADCAST)
         printf("# root %lld\n", (long long)o.sh.root);
-    printf("# card: %s\n", bench_card_formula(o.coll, mode));
+    size_t ll = pld_world_ll_bytes(w);
+    int one = bench_card_one_round(o.coll, mode, p, &sh, esz, lim.ub_bytes, ll);
+    uint64_t per_peer, tile;
+    if (bench_card_ll_need(o.coll, mode, &sh, esz, &per_peer, &tile))
+        printf("# path: %s (%llu B per peer; one round up to %zu B per peer: PLD_LL_BYTES as "
+               "sized for P=%d)\n",
+               one ? "one round" : "credit rounds", (unsigned long long)per_peer, ll, p);
+    printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
     if (!cards) {
@@ -170,7 +177,7 @@ int cost_main(int argc, char **argv)
         return 1;
     }
     for (int r = 0; r < p; r++)
-        bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, &cards[r]);
+        bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &cards[r]);
 
     bench_result res = {0};
     bench_runner *run = NULL;

@@ -100,7 +100,8 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
         if (a->spec.mode == BENCH_MODE_RING)
             pld_allreduce(c, g->data, g->ring_sig, a->spec.op, PLD_RING);
         else
-            pld_allreduce(c, g->data, g->sig, a->spec.op, PLD_MESH);
+            pld_allreduce(c, g->data, g->sig, a->spec.op,
+                          a->spec.mode == BENCH_MODE_AUTO ? PLD_AUTO : PLD_MESH);
         break;
     case BENCH_ALL_TO_ALL:
         pld_all_to_all(c, b->in, g->data, g->sig);
