@@ -3,7 +3,8 @@
 # Checks the protocol model (pld.pml) exhaustively with spin:
 #   1. every configuration (P x call sequence) must pass with zero errors:
 #      no assertion violation (wrong data version, agreement slot, non-zero
-#      signal at the end) and no invalid end state (deadlock);
+#      signal or one-round flag at the end, the ordering guarantee) and no
+#      invalid end state (deadlock);
 #   2. every planted mutant must be rejected in at least one configuration
 #      it applies to -- except ring_skip_right_wait, which the model proves
 #      harmless (see docs/dev/model.md) and which must therefore pass.
@@ -14,7 +15,8 @@
 #   JOBS=n      parallel spin runs (default: number of CPUs, at most 4)
 #   KEEP=1      keep the work directory (pan sources, trails) and print it
 #   FULL=1      try every mutant on every configuration it applies to
-#   EXTRA=...   more spin -D flags for every run (-DNOARGS: no agreement check)
+#   EXTRA=...   more spin -D flags for every run (-DNOARGS: no agreement check;
+#               -DNOG: no assertion of the ordering guarantee)
 set -uo pipefail
 
 SPIN=${1:-${SPIN:-spin}}
@@ -46,35 +48,44 @@ T0=$(date +%s.%N)
 # ring neighbours are no longer all of a rank's peers.
 SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a
       disp_comb ring_ag ag_ring_ag mix"
+# With one-round calls (ll.pml): mixed with credit calls, and one-round only.
+LL_MIXED="llbc_a2a_llag_llag llar_mesh_llrs a2a_llbc_a2a llmix"
+LL_SEQS="ll_a2a_bc_rs_bar $LL_MIXED"
 CONFIGS=""
-for s in $SEQS; do
+for s in $SEQS $LL_SEQS; do
     CONFIGS="$CONFIGS 2:$s 3:$s"
 done
-CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag"
+CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar"
 
-# Mutants and the sequences whose code they change.
-WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix"
+# Mutants and the sequences whose code they change (smallest first).
+WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix llmix"
 WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a ring_ag
-           ag_ring_ag mix"
+           ag_ring_ag mix llbc_a2a_llag_llag a2a_llbc_a2a llmix"
 WITH_RING="ring_ag ag_ring_ag mix"
+WITH_LL_BCAST="ll_a2a_bc_rs_bar a2a_llbc_a2a llbc_a2a_llag_llag llmix"
 declare -A APPLIES=(
     [rooted_bcast]=$WITH_BCAST
-    [no_epilogue]=$SEQS
-    [eq_wait]=$SEQS
+    [no_epilogue]="$SEQS $LL_MIXED"
+    [eq_wait]="$SEQS $LL_MIXED"
     [push_after_barrier]=$WITH_PUSH
-    [mesh_no_readdone]="mesh_a2a mix"
+    [mesh_no_readdone]="mesh_a2a mix llar_mesh_llrs"
     [ring_drop_progress]=$WITH_RING
     [ring_skip_right_wait]=$WITH_RING
     [a2av_count_first]="a2av_a2a mix"
     [combine_early]="disp_comb mix"
     [ring_no_done]=$WITH_RING
     [bcast_no_readdone]=$WITH_BCAST
+    [ll_one_slot]=$LL_SEQS
+    [ll_no_wait]=$WITH_LL_BCAST
+    [ll_flag_before_data]=$LL_SEQS
 )
 # The first eight are the planted bugs of src/coll/mutant.h (same names,
-# same changes); the last three exist only in the model.
+# same changes); the next three exist only in the model; the last three
+# are the one-round path's (ll.pml), planted in src/coll/mutant.h too.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
-         ring_no_done bcast_no_readdone ring_skip_right_wait"
+         ring_no_done bcast_no_readdone ring_skip_right_wait
+         ll_one_slot ll_no_wait ll_flag_before_data"
 # Mutants the model proves equivalent to the real protocol: they must pass.
 EQUIVALENT="ring_skip_right_wait"
 
@@ -123,7 +134,9 @@ run_one() {
         case "$first" in
         *"invalid end state"*) what="deadlock (invalid end state)" ;;
         *"(sig["*) what="signal not zero at quiescence" ;;
-        *"(agr["*) what="agreement slot overwritten before it was read" ;;
+        *"(flag["*) what="one-round flag not zero at quiescence" ;;
+        *"(agr["*) what="agreement slot holds another call's fingerprint" ;;
+        *"(ent["*) what="ordering guarantee broken: a rank started a call before every rank entered the one before" ;;
         *"assertion violated"*)
             local arr
             arr=$(echo "$first" | sed 's/.*assertion violated //; s/^(*//; s/\[.*//')
@@ -179,7 +192,7 @@ wait
 # ---- report ---------------------------------------------------------------
 bad=0
 echo "== configurations (must pass)"
-printf '%-3s %-15s %10s %7s %7s  %s\n' P sequence states depth time result
+printf '%-3s %-18s %10s %7s %7s  %s\n' P sequence states depth time result
 for c in $CONFIGS; do
     p=${c%%:*} s=${c#*:}
     read -r status states depth secs what <"$WORK/cfg.$p.$s.res"
@@ -189,7 +202,7 @@ for c in $CONFIGS; do
         res="FAILED: $status $what"
         bad=1
     fi
-    printf '%-3s %-15s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
+    printf '%-3s %-18s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
 done
 
 echo "== mutants (must be rejected)"
@@ -201,7 +214,7 @@ for m in $MUTANTS; do
             read -r status states depth secs what <"$WORK/mut.$m.$p.$s.res"
             total=$((total + 1))
             if [ "${FULL:-0}" = 1 ]; then
-                detail="$detail$(printf '    P=%s %-15s %-6s %s depth %s, %s states' "$p" "$s" \
+                detail="$detail$(printf '    P=%s %-18s %-6s %s depth %s, %s states' "$p" "$s" \
                     "$status" "${what:+$what,}" "$depth" "$states")"$'\n'
             fi
             case $status in

@@ -60,6 +60,29 @@ byte eo[P * P];             /* combine expert_out [P*C,H], same layout as target
 #define EO(r, s) eo[(r) * P + (s)]
 #endif
 
+/* ---- the ordering guarantee G ----------------------------------------------
+ * In the sequences with one-round calls (ll.pml), every call asserts at its
+ * entry that every rank has entered the call before it: the rounds of the
+ * two paths must keep that together, and the credit builtins that push
+ * before their barrier rely on it. ent[r] is the last call rank r entered.
+ * -DNOG leaves the assertion out, to see what a broken G breaks. */
+#if defined(USE_LL) && !defined(NOG)
+byte ent[P];
+inline g_enter(k)
+{
+    d_step {
+        for (i : 0 .. P - 1) {
+            assert(ent[i] + 1 >= k)
+        };
+        ent[me] = k;
+        i = 0
+    }
+}
+#define G_ENTER(k) g_enter(k);
+#else
+#define G_ENTER(k)
+#endif
+
 /* ---- agreement check (src/check/agree.c) -----------------------------------
  * On entry, before its first notify, each builtin publishes the fingerprint
  * of its call into slot (k mod 2) of its own agreement window; after its
@@ -71,6 +94,7 @@ byte eo[P * P];             /* combine expert_out [P*C,H], same layout as target
 #define AGR_CHECK(r, k) skip
 inline agree_publish(k)
 {
+    G_ENTER(k)
     skip
 }
 #else
@@ -79,6 +103,7 @@ byte agr[P * 2];
 #define AGR_CHECK(r, k) assert(AGR(r, k) == k)
 inline agree_publish(k)
 {
+    G_ENTER(k)
     AGR(me, k) = k
 }
 #endif

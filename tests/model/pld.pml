@@ -5,11 +5,13 @@
  *
  * What is modelled. P ranks (P = 2, 3, or 4 for a few sequences) run the
  * same sequence of back-to-back builtin calls on ONE signal (seq.pml: 2 to
- * 4 calls, and one of all 12). Each builtin follows its C implementation
+ * 4 calls, and two of 11 and 12). Each builtin follows its C implementation
  * step by step (src/coll/credit.c and the algorithm files; coll.pml), with
  * the agreement check's fingerprint exchange and the caller's staging,
  * result reads and window reuse around it: every notify, wait, put and get
- * is its own step, so spin explores every interleaving of the ranks.
+ * is its own step, so spin explores every interleaving of the ranks. The
+ * one-round path of the small builtins (src/coll/ll.c; ll.pml) runs in
+ * sequences of its own, alone and mixed with credit calls on the signal.
  *
  * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
  * a wait is a blocking expression (cell >= g). Data is reduced to versions:
@@ -25,17 +27,22 @@
  *      of the right call -- the version assertions;
  *   2. no deadlock -- spin's end-state check: every rank finishes;
  *   3. every signal cell is zero once all ranks finished -- the assertion
- *      at the end of init.
+ *      at the end of init; so is every one-round flag, which each rank
+ *      clears at kernel end;
+ *   4. with one-round calls in the sequence: the ordering guarantee -- when
+ *      a rank enters call k, every rank has entered call k-1 (coll.pml).
  *
  * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
  * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
  * ring_drop_progress, a2av_count_first, combine_early; and three of the
  * model's own: ring_no_done, bcast_no_readdone (a dropped read-done round)
- * and ring_skip_right_wait (a wait the model proves redundant). check.sh
- * requires every bug to be rejected in some configuration and the
+ * and ring_skip_right_wait (a wait the model proves redundant); and the
+ * one-round path's ll_one_slot, ll_no_wait, ll_flag_before_data (ll.pml).
+ * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *
- * Options: -DNOARGS leaves the agreement check out (PLD_CHECK=noargs).
+ * Options: -DNOARGS leaves the agreement check out (PLD_CHECK=noargs);
+ * -DNOG leaves out the assertion of the ordering guarantee.
  *
  * Run one configuration by hand, in a scratch directory:
  *   spin -a -DP=3 -DSEQ_bc_a2a_bc path/to/pld.pml
@@ -52,6 +59,9 @@
 #include "seq.pml"
 #include "signal.pml"
 #include "coll.pml"
+#ifdef USE_LL
+#include "ll.pml"
+#endif
 
 byte ndone;
 
@@ -60,8 +70,14 @@ proctype rank(byte me)
     byte i, j, q, g;
     byte L = (me + P - 1) % P;    /* ring neighbours */
     byte R = (me + 1) % P;
+#ifdef USE_LL
+    byte ep, pq;                  /* one-round path: epoch, parity (ll.pml) */
+#endif
 
     SEQUENCE;
+#ifdef USE_LL
+    ll_kernel_end();
+#endif
     ndone++
 }
 
@@ -78,4 +94,12 @@ init
     for (n : 0 .. P * NCELL - 1) {
         assert(sig[n] == 0)
     }
+#ifdef USE_LL
+    ;
+    /* and so are the one-round flags: nobody wrote one after its owner
+     * cleared it at kernel end */
+    for (n : 0 .. P * 2 * P - 1) {
+        assert(flag[n] == 0)
+    }
+#endif
 }

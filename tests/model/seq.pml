@@ -7,7 +7,11 @@
  * row: the caller's side of the ordering guarantee (a window written by
  * call k+1 must not be one the caller still reads from call k). Every rank
  * reads each result right after its call returns, and rewrites every window
- * that peers read during a call (pull sources) right after that call. */
+ * that peers read during a call (pull sources) right after that call.
+ *
+ * do_ll_* are the one-round path of the same builtins (ll.pml): they write
+ * no peer's user window, so the same one-round kind may run twice in a row;
+ * a credit call of a kind must still not follow a call of the same kind. */
 
 #if defined(SEQ_bar_bc_ag)
 /* barrier -> broadcast(root 0) -> allgather */
@@ -87,6 +91,57 @@
 #define SEQUENCE do_ring(1); do_bcast(2, 0); do_allgather(3); do_rs(4); do_mesh(5); \
     do_a2a(6); do_a2av(7); do_bcast(8, P - 1); do_allgather_inplace(9); do_dispatch(10); \
     do_expert(10, 11); do_combine(11); do_barrier(12)
+
+#elif defined(SEQ_llbc_a2a_llag_llag)
+/* one-round broadcast(root 0) -> all_to_all -> one-round allgather, twice:
+ * the one-round calls are epochs 1, 2, 3, so epoch 3 reuses the broadcast's
+ * slots (parity 1) */
+#define USE_LL
+#define USE_BCAST
+#define USE_A2A
+#define USE_AG
+#define SEQUENCE do_ll_bcast(1, 0); do_a2a(2); do_ll_allgather(3); do_ll_allgather(4)
+
+#elif defined(SEQ_llar_mesh_llrs)
+/* one-round allreduce -> allreduce mesh (2 chunks) -> one-round
+ * reduce_scatter */
+#define USE_LL
+#define USE_LLAR
+#define USE_MESH
+#define USE_RS
+#define SEQUENCE do_ll_allreduce(1); do_mesh(2); do_ll_rs(3)
+
+#elif defined(SEQ_a2a_llbc_a2a)
+/* all_to_all -> one-round broadcast(root P-1) -> all_to_all: a push after a
+ * one-round call into a window the all_to_all before it delivered */
+#define USE_LL
+#define USE_BCAST
+#define USE_A2A
+#define SEQUENCE do_a2a(1); do_ll_bcast(2, P - 1); do_a2a(3)
+
+#elif defined(SEQ_ll_a2a_bc_rs_bar)
+/* one-round only: all_to_all -> broadcast(root P-1) -> reduce_scatter ->
+ * barrier; epochs 3 and 4 reuse the slots of epochs 1 and 2 */
+#define USE_LL
+#define USE_BCAST
+#define USE_A2A
+#define USE_RS
+#define SEQUENCE do_ll_a2a(1); do_ll_bcast(2, P - 1); do_ll_rs(3); do_ll_barrier(4)
+
+#elif defined(SEQ_llmix)
+/* both paths, 11 calls, every one-round builtin but allgather (which
+ * llbc_a2a_llag_llag has): a one-round call after a credit push into the same
+ * window, a credit push after a one-round copy-out into the same window;
+ * one-round epochs 1..6 */
+#define USE_LL
+#define USE_LLAR
+#define USE_BCAST
+#define USE_AG
+#define USE_A2A
+#define USE_RS
+#define SEQUENCE do_ll_barrier(1); do_a2a(2); do_ll_a2a(3); do_ll_bcast(4, P - 1); do_a2a(5); \
+    do_ll_allgather_inplace(6); do_bcast(7, 0); do_ll_allreduce(8); do_allgather(9); do_ll_rs(10); \
+    do_barrier(11)
 
 #else
 #error "pick a sequence: -DSEQ_<name> (see seq.pml)"
