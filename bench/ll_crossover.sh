@@ -46,7 +46,7 @@ pld=$build/pld
     exit 2
 }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 start=$(date +%s)
 r=1
 while [ "$r" -le "$reps" ]; do
@@ -71,9 +71,9 @@ done | sort -t, -k1,1 -k2,2 -k3,3n -k4,4n -k5,5 -k6,6n >"$work/all.txt"
 
 # medians, then the pairs
 awk -F, '
-function median(v, n,    i, j, t) {
-    for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+function median(v, cnt,    i, j, x) {
+    for (i = 2; i <= cnt; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+    return cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2
 }
 {
     key = $1 "," $2 "," $3 "," $4 "," $5
@@ -81,7 +81,6 @@ function median(v, n,    i, j, t) {
     keys[$1 "," $2 "," $3 "," $4] = 1
 }
 END {
-    print "collective,mode,P,size,credit_us,one_round_us,ratio" > "/dev/stderr"
     for (k in keys) {
         split(k, f, ",")
         a = k ",0"; b = k ",64K"
@@ -89,9 +88,9 @@ END {
         for (i = 1; i <= n[a]; i++) va[i] = t[a, i]
         for (i = 1; i <= n[b]; i++) vb[i] = t[b, i]
         ma = median(va, n[a]); mb = median(vb, n[b])
-        printf "%s,%.3f,%.3f,%.2f\n", k, ma, mb, ma > 0 ? mb / ma : 0
+        printf "%s,%.3f,%.3f,%.2f\n", k, ma, mb, (ma > 0 ? mb / ma : 0)
     }
-}' "$work/all.txt" 2>/dev/null | sort -t, -k1,1 -k2,2 -k3,3n -k4,4n >"$out"
+}' "$work/all.txt" | sort -t, -k1,1 -k2,2 -k3,3n -k4,4n >"$out"
 
 printf '# one-round / credit, median time per call over %s repeats (%s transport)\n' "$reps" "$transport"
 printf '%-16s %-8s %3s %8s %10s %10s %7s\n' collective mode P size credit_us one_rnd_us ratio

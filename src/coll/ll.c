@@ -93,9 +93,27 @@ void pld__ll_launch_end(pld_world *w, pld_status st)
         atomic_store(&w->sh->ll_used, 1);
 }
 
+static int explicit_setting(void)
+{
+    char msg[256];
+    pld__setting_value v;
+    return pld__setting_read(PLD__S_LL_BYTES, &v, msg, sizeof msg) == PLD_OK && v.from_env;
+}
+
+int pld__ll_takes(size_t per_peer, pld__ll_form form, int t, size_t slot, int explicit_set)
+{
+    if (t < 2 || slot == 0 || per_peer > slot)
+        return 0;
+    if (form == PLD__LL_PUSH)
+        return explicit_set;
+    if (form == PLD__LL_REDUCE)
+        return (size_t)(t - 1) * per_peer <= 4 * slot;
+    return 1;
+}
+
 /* Why a call cannot take the path (NULL: it can). */
-static const char *refusal(const pld_ctx *c, const pld__ll_inbox *in, size_t per_peer, size_t ub,
-                           char *why, size_t n)
+static const char *refusal(const pld_ctx *c, const pld__ll_inbox *in, size_t per_peer,
+                           pld__ll_form form, char *why, size_t n)
 {
     if (in->box_win < 0) {
         size_t setting = (size_t)pld__setting_num(PLD__S_LL_BYTES);
@@ -115,19 +133,21 @@ static const char *refusal(const pld_ctx *c, const pld__ll_inbox *in, size_t per
         snprintf(why, n, "%zu B per peer > %d (PLD_LL_BYTES)", per_peer, (int)in->slot);
         return why;
     }
-    if (ub > c->agent->ub_cap - c->agent->ub_used) {
-        snprintf(why, n, "its %zu B copy-out tile does not fit the %zu free UB bytes", ub,
-                 c->agent->ub_cap - c->agent->ub_used);
+    if (!pld__ll_takes(per_peer, form, c->nranks, (size_t)in->slot, explicit_setting())) {
+        if (form == PLD__LL_PUSH)
+            return "the push is one round already; PLD_LL_BYTES set sends it through the inbox";
+        snprintf(why, n, "reducing %d copies of %zu B > 4 x %d", c->nranks - 1, per_peer,
+                 (int)in->slot);
         return why;
     }
     return NULL;
 }
 
-int pld__ll_begin(pld_ctx *c, size_t per_peer, size_t ub, pld__ll *ll)
+int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll)
 {
     const pld__ll_inbox *in = c->team ? &c->team->ll : &c->sh->ll;
     char buf[128];
-    const char *why = c->nranks > 1 ? refusal(c, in, per_peer, ub, buf, sizeof buf) : "one rank";
+    const char *why = c->nranks > 1 ? refusal(c, in, per_peer, form, buf, sizeof buf) : "one rank";
     if (why) {
         pld__note(c, "path: credit rounds (%s)", why);
         return 0;
@@ -235,19 +255,27 @@ void pld__ll_reduce(pld_ctx *c, const char *api, const pld__ll *ll, pld_tensor m
     pld_dtype dt = mine.dtype;
     size_t esz = pld_dtype_size(dt);
     pld_dtensor box = box_row(ll, dt);
-    pld_tile *acc = pld__tile_alloc(c, api, dt, 1, n);
-    /* rank 0's contribution first, then 1, 2, ...: one order everywhere */
-    if (c->rank == 0)
-        pld__load_checked(c, acc, mine, 0, col);
-    else
-        pld__load_checked(c, acc, own_box(c, ll, dt), 0, (int64_t)(slot_off(ll, 0) / esz));
-    for (int r = 1; r < c->nranks; r++) {
-        if (r == c->rank)
-            pld__remote_reduce_checked(c, acc, mine_win, c->rank, 0, col, op);
+    pld_tensor own = own_box(c, ll, dt);
+    /* chunked through the free UB, like the credit forms, so the path never
+     * depends on what a rank holds */
+    pld__stage st;
+    pld__stage_begin(c, api, &st, dt, n, 1);
+    for (int64_t c0 = 0; c0 < n; c0 += st.width) {
+        pld__stage_fit(c, &st, n - c0);
+        pld_tile *acc = st.t[0];
+        /* rank 0's contribution first, then 1, 2, ...: one order everywhere */
+        if (c->rank == 0)
+            pld__load_checked(c, acc, mine, 0, col + c0);
         else
-            pld__remote_reduce_checked(c, acc, box, c->rank, 0, (int64_t)(slot_off(ll, r) / esz),
-                                       op);
+            pld__load_checked(c, acc, own, 0, (int64_t)(slot_off(ll, 0) / esz) + c0);
+        for (int r = 1; r < c->nranks; r++) {
+            if (r == c->rank)
+                pld__remote_reduce_checked(c, acc, mine_win, c->rank, 0, col + c0, op);
+            else
+                pld__remote_reduce_checked(c, acc, box, c->rank, 0,
+                                           (int64_t)(slot_off(ll, r) / esz) + c0, op);
+        }
+        pld__store_checked(c, acc, mine, 0, col + c0);
     }
-    pld__store_checked(c, acc, mine, 0, col);
-    pld__tile_release(c, acc);
+    pld__stage_end(c, &st);
 }

@@ -61,11 +61,26 @@ typedef struct pld__ll {
     int32_t epoch;
 } pld__ll;
 
+/* What a builtin's one-round form costs beyond its payload, for the
+ * choice of path (measured: docs/performance.md, "Small calls in one
+ * round"):
+ *   PLD__LL_COPY    a copy-out: one round instead of two or more
+ *   PLD__LL_PUSH    a copy-out, where the credit form (a push) is a single
+ *                   round already: no faster, so only when PLD_LL_BYTES is
+ *                   set in the environment
+ *   PLD__LL_REDUCE  the reduction of P-1 copies: also (P-1) x per_peer <=
+ *                   4 x the slot, the local work measured to pay */
+typedef enum pld__ll_form { PLD__LL_COPY, PLD__LL_PUSH, PLD__LL_REDUCE } pld__ll_form;
+
 /* Decides the path of a builtin call that moves `per_peer` bytes to each
- * peer and needs `ub` bytes of free UB for its copy-out, and says which
- * and why in the listing. 1 (and *ll set up): the one-round path. Call
- * after pld__coll_enter. */
-int pld__ll_begin(pld_ctx *c, size_t per_peer, size_t ub, pld__ll *ll);
+ * peer, and says which and why in the listing. 1 (and *ll set up): the
+ * one-round path. The choice depends only on arguments every rank agrees
+ * on and the group's slot size. Call after pld__coll_enter. */
+int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll);
+/* 1 when a call of the group of `t` ranks with slot `slot` bytes takes the
+ * one-round path (what pld__ll_begin decides, for the cost cards);
+ * explicit: PLD_LL_BYTES is set in the environment. */
+int pld__ll_takes(size_t per_peer, pld__ll_form form, int t, size_t slot, int explicit_setting);
 /* Sends n bytes at src (n = 0: nothing) to peer's slot, then its flag. */
 void pld__ll_send(pld_ctx *c, const pld__ll *ll, int peer, const void *src, size_t n,
                   pld_dtype dtype);

@@ -21,7 +21,7 @@ int pld__ll_allgather(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2
     pld__ll ll;
     int64_t s = t2.shape[1];
     size_t row = (size_t)s * pld_dtype_size(t2.dtype);
-    if (!pld__ll_begin(c, row, 0, &ll))
+    if (!pld__ll_begin(c, row, PLD__LL_PUSH, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     const unsigned char *mine = (const unsigned char *)l2.data + (inplace ? (size_t)me * row : 0);
@@ -42,7 +42,7 @@ int pld__ll_all_to_all(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor i
     pld__ll ll;
     int64_t s = t2.shape[1];
     size_t row = (size_t)s * pld_dtype_size(t2.dtype);
-    if (!pld__ll_begin(c, row, 0, &ll))
+    if (!pld__ll_begin(c, row, PLD__LL_PUSH, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     const unsigned char *in = in2.data;
@@ -65,7 +65,7 @@ int pld__ll_broadcast(pld_ctx *c, const char *api, pld_dtensor data, int root)
     pld_dtensor f = pld__dtensor_flat(data);
     int64_t n = f.shape[1];
     size_t bytes = (size_t)n * pld_dtype_size(data.dtype);
-    if (!pld__ll_begin(c, bytes, 0, &ll))
+    if (!pld__ll_begin(c, bytes, PLD__LL_COPY, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     /* the root's data to every non-root; from the others an empty flag to
@@ -89,7 +89,7 @@ int pld__ll_reduce_scatter(pld_ctx *c, const char *api, pld_dtensor d2, pld_redu
     pld__ll ll;
     int64_t s = d2.shape[1];
     size_t row = (size_t)s * pld_dtype_size(d2.dtype);
-    if (!pld__ll_begin(c, row, row, &ll))
+    if (!pld__ll_begin(c, row, PLD__LL_REDUCE, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     pld_tensor mine = pld__tensor_2d(pld_local(c, d2), 1, (int64_t)p * s);
@@ -108,7 +108,7 @@ int pld__ll_allreduce(pld_ctx *c, const char *api, pld_dtensor data, pld_reduce_
     pld_dtensor f = pld__dtensor_flat(data);
     int64_t n = f.shape[1];
     size_t bytes = (size_t)n * pld_dtype_size(data.dtype);
-    if (!pld__ll_begin(c, bytes, bytes, &ll))
+    if (!pld__ll_begin(c, bytes, PLD__LL_REDUCE, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);

@@ -147,8 +147,9 @@ static const pld__setting table[PLD__S_COUNT_] = {
                          .unit = "bytes",
                          .dflt = PLD__LL_BYTES_DEFAULT,
                          .dflt_text = PLD__LL_BYTES_DEFAULT_TEXT,
-                         .doc = "per-peer payload up to which a builtin runs in one round "
-                                "through pld's own inboxes (0: always the credit rounds)"},
+                         .doc = "per-peer payload up to which broadcast, reduce_scatter and "
+                                "allreduce (auto) run in one round through pld's own inboxes "
+                                "(0: never; set: allgather and all_to_all too)"},
     [PLD__S_URMA_SQ_DEPTH] = {.name = "PLD_URMA_SQ_DEPTH",
                               .type = PLD__SET_COUNT,
                               .min = 4,

@@ -297,7 +297,16 @@ static void check_card(int p, int which, int64_t s)
     uint64_t n = (uint64_t)(p * s) * sizeof(float); /* total payload N */
     /* the payload per peer: a row, or all of it for broadcast and allreduce */
     uint64_t per_peer = which == C_BROADCAST || which == C_AUTO ? n : n / (uint64_t)p;
-    int one_round = which != C_MESH && which != C_RING && per_peer <= pld_world_ll_bytes(f.w);
+    /* the rule of the one-round path: the payload fits the slot; the P-1
+     * copies a reduction adds stay within 4 slots; allgather and all_to_all
+     * (one round already) only when PLD_LL_BYTES is set */
+    uint64_t slot = pld_world_ll_bytes(f.w);
+    const char *set = getenv("PLD_LL_BYTES");
+    int one_round = which != C_MESH && which != C_RING && per_peer <= slot;
+    if (which == C_REDUCE_SCATTER || which == C_AUTO)
+        one_round = one_round && (uint64_t)(p - 1) * per_peer <= 4 * slot;
+    if (which == C_ALLGATHER || which == C_ALL_TO_ALL)
+        one_round = one_round && set && *set;
     for (int r = 0; r < p; r++) {
         pld_counters k;
         cr_assert_eq(pld_rank_counters(f.w, r, &k), PLD_OK);
@@ -340,6 +349,13 @@ Test(cost_card, every_builtin_p2_3_4_8, .timeout = 240)
 Test(cost_card, every_builtin_credit_rounds, .timeout = 240)
 {
     setenv("PLD_LL_BYTES", "0", 1);
+    check_cards();
+}
+
+/* and with PLD_LL_BYTES set: allgather and all_to_all go through the inbox */
+Test(cost_card, every_builtin_ll_bytes_set, .timeout = 240)
+{
+    setenv("PLD_LL_BYTES", "4K", 1);
     check_cards();
 }
 
@@ -588,6 +604,7 @@ Test(allreduce, every_op_dtype_mode_p3, .timeout = 120)
  * the user's signal is not touched */
 Test(listing, builtin_allgather_one_round, .timeout = 60)
 {
+    setenv("PLD_LL_BYTES", "4K", 1); /* the push is one round already: opt in */
     fixture f = {0};
     setup(&f, "0-3", 64);
     cr_assert_geq(pld_world_ll_bytes(f.w), 256);
@@ -604,5 +621,37 @@ Test(listing, builtin_allgather_one_round, .timeout = 60)
     cr_assert(strstr(ir, " sig") == NULL || strstr(ir, "wait sig") == NULL,
               "the user's signal is not waited on:\n%s", ir);
     cr_assert(strstr(ir, "+= -1") == NULL, "no epilogue:\n%s", ir);
+    pld_world_finalize(f.w);
+}
+
+/* without PLD_LL_BYTES the allgather stays a push, and says why */
+Test(listing, builtin_allgather_push_by_default, .timeout = 60)
+{
+    unsetenv("PLD_LL_BYTES");
+    fixture f = {0};
+    setup(&f, "0-3", 64);
+    pld_ir_enable(f.w, 1);
+    one_call o = {.f = &f, .which = C_ALLGATHER};
+    cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
+    const char *ir = pld_ir_text(f.w);
+    cr_assert(strstr(ir, "path: credit rounds (the push is one round already") != NULL, "%s", ir);
+    cr_assert(strstr(ir, "wait sig") != NULL, "%s", ir);
+    pld_world_finalize(f.w);
+}
+
+/* a small broadcast takes the one-round path by default; the non-roots
+ * send empty flags, so every rank waits for every peer */
+Test(listing, builtin_broadcast_one_round_by_default, .timeout = 60)
+{
+    unsetenv("PLD_LL_BYTES");
+    fixture f = {0};
+    setup(&f, "0-3", 64);
+    pld_ir_enable(f.w, 1);
+    one_call o = {.f = &f, .which = C_BROADCAST};
+    cr_assert_eq(pld_launch(f.w, one_call_kernel, &o), PLD_OK, "%s", pld_world_error(f.w));
+    const char *ir = pld_ir_text(f.w);
+    cr_assert(strstr(ir, "path: one round (1024 B per peer <= ") != NULL, "%s", ir);
+    cr_assert(strstr(ir, "wait pld.inbox_flags[") != NULL && strstr(ir, "x3") != NULL, "%s", ir);
+    cr_assert(strstr(ir, "wait sig") == NULL, "%s", ir);
     pld_world_finalize(f.w);
 }

@@ -414,12 +414,14 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2])
     printf("\n# %s\n", bench_place_note(c));
     size_t ll = s->team ? pld_team_ll_bytes(s->team) : pld_world_ll_bytes(s->w);
     bench_shape any = {0};
-    uint64_t per_peer, tile;
+    uint64_t per_peer;
+    int push = c == BENCH_ALLGATHER || c == BENCH_ALL_TO_ALL;
     for (int g = 0; g < 2; g++) {
         if (modes[g] == BENCH_NMODE)
             continue;
         const char *place = g ? "in-place" : "out-of-place";
-        if (ll && bench_card_ll_need(c, modes[g], &any, 1, &per_peer, &tile))
+        if (ll && (!push || bench_ll_explicit()) &&
+            bench_card_ll_need(c, modes[g], &any, 1, &per_peer))
             printf("# cost card (%s), up to %zu B per peer: %s\n# cost card (%s), above: %s\n",
                    place, ll, bench_card_formula(c, modes[g], 1), place,
                    bench_card_formula(c, modes[g], 0));

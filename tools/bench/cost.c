@@ -2,6 +2,7 @@
 /* Cost cards of the builtins: see cost.h. */
 #include "cost.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const mode_names[BENCH_NMODE] = {
@@ -89,35 +90,43 @@ static int64_t ring_seg(int64_t n, int p, int k)
 }
 
 int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, size_t elt,
-                       uint64_t *per_peer, uint64_t *tile)
+                       uint64_t *per_peer)
 {
     uint64_t row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
-    *tile = 0;
     switch (c) {
     case BENCH_ALLGATHER:
     case BENCH_ALL_TO_ALL:
+    case BENCH_REDUCE_SCATTER:
         *per_peer = row;
         return 1;
     case BENCH_BROADCAST:
         *per_peer = n;
         return 1;
-    case BENCH_REDUCE_SCATTER:
-        *per_peer = *tile = row;
-        return 1;
     case BENCH_ALLREDUCE:
-        *per_peer = *tile = n;
+        *per_peer = n;
         return mode == BENCH_MODE_AUTO;
     default:
         return 0;
     }
 }
 
-int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape *sh, size_t elt,
-                         size_t ub_bytes, size_t ll_bytes)
+int bench_ll_explicit(void)
 {
-    uint64_t per_peer, tile;
-    return bench_card_ll_need(c, mode, sh, elt, &per_peer, &tile) && p > 1 &&
-           per_peer <= ll_bytes && tile <= ub_bytes;
+    const char *v = getenv("PLD_LL_BYTES");
+    return v && *v;
+}
+
+int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape *sh, size_t elt,
+                         size_t ll_bytes)
+{
+    uint64_t per_peer;
+    if (!bench_card_ll_need(c, mode, sh, elt, &per_peer) || p < 2 || per_peer > ll_bytes)
+        return 0;
+    if (c == BENCH_ALLGATHER || c == BENCH_ALL_TO_ALL)
+        return bench_ll_explicit();
+    if (c == BENCH_REDUCE_SCATTER || c == BENCH_ALLREDUCE)
+        return (uint64_t)(p - 1) * per_peer <= 4 * (uint64_t)ll_bytes;
+    return 1;
 }
 
 /* The one-round path (src/coll/ll_coll.c): the payload for each peer goes
@@ -210,7 +219,7 @@ void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
 {
     bench_card k = {0};
     uint64_t P = (uint64_t)p;
-    if (bench_card_one_round(c, mode, p, sh, elt, ub_bytes, ll_bytes))
+    if (bench_card_one_round(c, mode, p, sh, elt, ll_bytes))
         card_one_round(c, mode, p, rank, root, (uint64_t)sh->cols * elt, (uint64_t)sh->bytes, &k);
     else
         card_credit(c, mode, p, rank, root, sh, elt, ub_bytes, &k);

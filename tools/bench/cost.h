@@ -42,21 +42,26 @@ typedef struct bench_card {
                             algorithm built from full credit rounds */
 } bench_card;
 
-/* 1 when the call has a one-round form: its payload per peer and the UB
- * tile its copy-out needs (0: none) in *per_peer and *tile. */
+/* 1 when the call has a one-round form: its payload per peer in
+ * *per_peer. */
 int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, size_t elt,
-                       uint64_t *per_peer, uint64_t *tile);
-/* 1 when the call runs in one round through pld's inboxes: its payload per
- * peer fits ll_bytes (pld_world_ll_bytes, or pld_team_ll_bytes for a
- * group; 0: never) and, for the reductions, the free UB (ub_bytes). */
+                       uint64_t *per_peer);
+/* 1 when the call runs in one round through pld's inboxes (the rule of
+ * src/coll/ll.c): its payload per peer fits ll_bytes (pld_world_ll_bytes,
+ * or pld_team_ll_bytes for a group; 0: never); for the reductions the
+ * P-1 copies it reduces stay within 4 x ll_bytes; allgather and all_to_all
+ * only when PLD_LL_BYTES is set in the environment (their push is one
+ * round already). */
 int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape *sh, size_t elt,
-                         size_t ub_bytes, size_t ll_bytes);
+                         size_t ll_bytes);
 /* The card of one call on `rank` (mode already resolved; root for
  * broadcast; ub_bytes = the profile's UB per core, which sets the chunk
  * count of the mesh allreduce; ll_bytes as for bench_card_one_round). */
 void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
                      const bench_shape *sh, size_t elt, size_t ub_bytes, size_t ll_bytes,
                      bench_card *out);
+/* 1 when PLD_LL_BYTES is set in the environment. */
+int bench_ll_explicit(void);
 /* The card as a formula: "(P-1)/P*N to peers, N/P self"; one_round: the
  * card of the one-round path. */
 const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round);

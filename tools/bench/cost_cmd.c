@@ -163,9 +163,9 @@ int cost_main(int argc, char **argv)
     if (o.coll == BENCH_BROADCAST)
         printf("# root %lld\n", (long long)o.sh.root);
     size_t ll = pld_world_ll_bytes(w);
-    int one = bench_card_one_round(o.coll, mode, p, &sh, esz, lim.ub_bytes, ll);
-    uint64_t per_peer, tile;
-    if (bench_card_ll_need(o.coll, mode, &sh, esz, &per_peer, &tile))
+    int one = bench_card_one_round(o.coll, mode, p, &sh, esz, ll);
+    uint64_t per_peer;
+    if (bench_card_ll_need(o.coll, mode, &sh, esz, &per_peer))
         printf("# path: %s (%llu B per peer; one round up to %zu B per peer: PLD_LL_BYTES as "
                "sized for P=%d)\n",
                one ? "one round" : "credit rounds", (unsigned long long)per_peer, ll, p);
