@@ -113,8 +113,10 @@ void pld__agree_publish(pld_ctx *c, const pld__coll_fp *fp)
     a->api = fp->api;
     a->wire = fp->wire;
     a->wire.seq = ++c->agree_calls;
-    /* the path a call takes depends on it: processes must agree */
-    a->wire.ll_slot = c->team ? c->team->ll.slot : c->sh->ll.slot;
+    /* the path a call takes depends on it: processes must agree (a slot is
+     * a multiple of 64: bit 0 says whether the push builtins use it) */
+    const pld__ll_inbox *ll = c->team ? &c->team->ll : &c->sh->ll;
+    a->wire.ll_slot = ll->slot | (ll->push ? 1 : 0);
     a->wire.launch = c->sh->launch_seq;
     a->wire.inflight = 1;
     a->head.tag = (uint64_t)a->wire.launch << 32 | (a->wire.seq & 0xffffffffu);
@@ -222,9 +224,10 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
     }
     if (mine->ll_slot != theirs->ll_slot) {
         snprintf(out, n,
-                 "the one-round threshold is %d bytes per peer here but %d on %s: every "
+                 "the one-round threshold is %d bytes per peer%s here but %d%s on %s: every "
                  "process must run with the same PLD_LL_BYTES",
-                 (int)mine->ll_slot, (int)theirs->ll_slot, who);
+                 (int)(mine->ll_slot & ~1), mine->ll_slot & 1 ? " (set)" : "",
+                 (int)(theirs->ll_slot & ~1), theirs->ll_slot & 1 ? " (set)" : "", who);
         return 1;
     }
     if (mine->core_num != theirs->core_num) {

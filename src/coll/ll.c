@@ -28,7 +28,7 @@ static pld_window_buffer *win(pld_world *w, int32_t id)
 static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_inbox *ll)
 {
     ll->box_win = ll->flag_win = -1;
-    ll->slot = ll->cap = 0;
+    ll->slot = ll->cap = ll->push = 0;
     size_t slot = pld__ll_slot_bytes((size_t)pld__setting_num(PLD__S_LL_BYTES), cap);
     if (!slot)
         return PLD_OK;
@@ -48,11 +48,26 @@ static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_i
     ll->flag_win = flag->id;
     ll->slot = (int32_t)slot;
     ll->cap = cap;
+    /* read once: the path of a call must not cost a look at the environment */
+    char msg[256];
+    pld__setting_value v;
+    ll->push = pld__setting_read(PLD__S_LL_BYTES, &v, msg, sizeof msg) == PLD_OK && v.from_env;
     return PLD_OK;
 }
 
 pld_status pld__ll_world_init(pld_world *w)
 {
+    /* the inboxes are windows, made by every process together (mpi): a
+     * process that would make none would leave the others waiting */
+    char msg[256];
+    pld__setting_value v;
+    if (pld__setting_read(PLD__S_LL_BYTES, &v, msg, sizeof msg) != PLD_OK)
+        return pld__world_fail(w, PLD_ERR_ARG, "%s", msg);
+    if (!w->tp->host_agree(w, (uint64_t)v.num << 1 | (uint64_t)(v.from_env != 0)))
+        return pld__world_fail(w, PLD_ERR_ARG,
+                               "PLD_LL_BYTES differs between the processes of this job (here "
+                               "%s): every process must run with the same value",
+                               v.from_env ? v.str : "unset");
     return alloc_inbox(w, "", w->nranks, &w->sh->ll);
 }
 
@@ -93,13 +108,6 @@ void pld__ll_launch_end(pld_world *w, pld_status st)
         atomic_store(&w->sh->ll_used, 1);
 }
 
-static int explicit_setting(void)
-{
-    char msg[256];
-    pld__setting_value v;
-    return pld__setting_read(PLD__S_LL_BYTES, &v, msg, sizeof msg) == PLD_OK && v.from_env;
-}
-
 int pld__ll_takes(size_t per_peer, pld__ll_form form, int t, size_t slot, int explicit_set)
 {
     if (t < 2 || slot == 0 || per_peer > slot)
@@ -133,7 +141,7 @@ static const char *refusal(const pld_ctx *c, const pld__ll_inbox *in, size_t per
         snprintf(why, n, "%zu B per peer > %d (PLD_LL_BYTES)", per_peer, (int)in->slot);
         return why;
     }
-    if (!pld__ll_takes(per_peer, form, c->nranks, (size_t)in->slot, explicit_setting())) {
+    if (!pld__ll_takes(per_peer, form, c->nranks, (size_t)in->slot, in->push)) {
         if (form == PLD__LL_PUSH)
             return "the push is one round already; PLD_LL_BYTES set sends it through the inbox";
         snprintf(why, n, "reducing %d copies of %zu B > 4 x %d", c->nranks - 1, per_peer,

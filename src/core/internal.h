@@ -134,11 +134,13 @@ typedef struct pld__agent {
 
 /* A group's inboxes for the one-round path of the builtins (coll/ll.c):
  * window ids of the payload slots and of the flags, the bytes per slot
- * (the group's threshold) and the writers per parity (its largest
- * group). box_win < 0: the group has no one-round path. */
+ * (the group's threshold), the writers per parity (its largest group),
+ * and whether the push builtins use it. box_win < 0: the group has no
+ * one-round path. */
 typedef struct pld__ll_inbox {
     int32_t box_win, flag_win;
     int32_t slot, cap;
+    int32_t push; /* PLD_LL_BYTES was set: allgather and all_to_all use it too */
 } pld__ll_inbox;
 
 typedef struct pld__world_shared {

@@ -83,7 +83,8 @@ typedef struct pld__fp_wire {
     int32_t lanes;                    /* cells per rank of the signal view ([P] and [P,1]: 1) */
     int32_t op, mode, root, core_num; /* -1 where the builtin has none */
     int32_t nargs;
-    int32_t ll_slot; /* the group's one-round threshold (PLD_LL_BYTES as sized) */
+    int32_t ll_slot; /* the group's one-round threshold (PLD_LL_BYTES as sized), bit 0:
+                        the push builtins use it (PLD_LL_BYTES set) */
     int64_t m;       /* all_to_all_v block rows, -1 elsewhere */
     pld__fp_arg arg[PLD__FP_ARGS];
     int32_t inflight; /* 1 from entry to return: not compared (the owner
