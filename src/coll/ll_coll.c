@@ -59,20 +59,35 @@ int pld__ll_all_to_all(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor i
     return 1;
 }
 
+/* A window of broadcast or allreduce, seen whole: one row of n elements,
+ * this rank's slice of it, and its bytes (the payload for each peer). */
+typedef struct whole {
+    pld_dtensor flat;
+    pld_tensor mine;
+    int64_t n;
+    size_t bytes;
+} whole;
+
+static whole whole_of(pld_ctx *c, pld_dtensor data)
+{
+    whole w = {.flat = pld__dtensor_flat(data)};
+    w.n = w.flat.shape[1];
+    w.mine = pld__tensor_2d(pld_local(c, data), 1, w.n);
+    w.bytes = (size_t)w.n * pld_dtype_size(data.dtype);
+    return w;
+}
+
 int pld__ll_broadcast(pld_ctx *c, const char *api, pld_dtensor data, int root)
 {
     pld__ll ll;
-    pld_dtensor f = pld__dtensor_flat(data);
-    int64_t n = f.shape[1];
-    size_t bytes = (size_t)n * pld_dtype_size(data.dtype);
-    if (!pld__ll_begin(c, bytes, PLD__LL_COPY, &ll))
+    whole w = whole_of(c, data);
+    if (!pld__ll_begin(c, w.bytes, PLD__LL_COPY, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
     /* the root's data to every non-root; from the others an empty flag to
      * everyone: every rank hears from every peer in the round */
-    pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
     for (int i = 1; i < p; i++)
-        pld__ll_send(c, &ll, (me + i) % p, mine.data, me == root ? bytes : 0, data.dtype);
+        pld__ll_send(c, &ll, (me + i) % p, w.mine.data, me == root ? w.bytes : 0, data.dtype);
     if (PLD__MUTANT(ll_no_wait)) { /* the planted bug: hear from the root only */
         if (me != root)
             pld__ll_wait_from(c, &ll, root);
@@ -80,7 +95,7 @@ int pld__ll_broadcast(pld_ctx *c, const char *api, pld_dtensor data, int root)
         pld__ll_wait_all(c, &ll);
     }
     if (me != root)
-        pld__ll_copy_out(c, api, &ll, root, f, 0, n);
+        pld__ll_copy_out(c, api, &ll, root, w.flat, 0, w.n);
     return 1;
 }
 
@@ -105,16 +120,13 @@ int pld__ll_reduce_scatter(pld_ctx *c, const char *api, pld_dtensor d2, pld_redu
 int pld__ll_allreduce(pld_ctx *c, const char *api, pld_dtensor data, pld_reduce_op op)
 {
     pld__ll ll;
-    pld_dtensor f = pld__dtensor_flat(data);
-    int64_t n = f.shape[1];
-    size_t bytes = (size_t)n * pld_dtype_size(data.dtype);
-    if (!pld__ll_begin(c, bytes, PLD__LL_REDUCE, &ll))
+    whole w = whole_of(c, data);
+    if (!pld__ll_begin(c, w.bytes, PLD__LL_REDUCE, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
-    pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
     for (int i = 1; i < p; i++)
-        pld__ll_send(c, &ll, (me + i) % p, mine.data, bytes, data.dtype);
+        pld__ll_send(c, &ll, (me + i) % p, w.mine.data, w.bytes, data.dtype);
     pld__ll_wait_all(c, &ll);
-    pld__ll_reduce(c, api, &ll, mine, f, 0, n, op);
+    pld__ll_reduce(c, api, &ll, w.mine, w.flat, 0, w.n, op);
     return 1;
 }
