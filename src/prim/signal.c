@@ -213,8 +213,15 @@ void pld__describe_wait(pld_world *w, int r, int core, int32_t current, char *ou
         snprintf(who, sizeof who, " core %d", core);
     /* a wait in a team view names the team and group rank too */
     pld__team_who(pld__team_by_serial(w, atomic_load(&rec->team)), r, rank, sizeof rank);
-    snprintf(out, n, "%s (device %d)%s: pld_wait '%s'%s %s %d (current %d)", rank, w->device_ids[r],
-             who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
-             cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)), (int)atomic_load(&rec->expected),
-             (int)current);
+    int len = snprintf(out, n, "%s (device %d)%s: pld_wait '%s'%s %s %d (current %d)", rank,
+                       w->device_ids[r], who, name, pld__fmt_dims(cell, sizeof cell, coords, nd),
+                       cmp_name((pld_wait_cmp)atomic_load(&rec->cmp)),
+                       (int)atomic_load(&rec->expected), (int)current);
+    /* a flag of the one-round path (coll/ll.c): say whose payload it is */
+    const struct pld_team *t = pld__team_by_serial(w, atomic_load(&rec->team));
+    const pld__ll_inbox *in = t ? &t->ll : &w->sh->ll;
+    if (id == in->flag_win && in->cap > 0 && nd == 2 && len > 0 && (size_t)len < n)
+        snprintf(out + len, n - (size_t)len,
+                 ": a builtin's one round, waiting for the payload or flag of %srank %d",
+                 t ? "group " : "", (int)(coords[0] % in->cap));
 }

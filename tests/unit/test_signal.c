@@ -405,6 +405,34 @@ Test(signal, deadlock_eq_mismatch_lists_finished_rank, .timeout = 30)
     pld_world_finalize(w);
 }
 
+/* A small broadcast that rank 1 skips: the others wait in the builtin's
+ * one round, on the flags of pld's own inbox -- the report says whose. */
+static void k_skip_small_broadcast(pld_ctx *c, void *arg)
+{
+    sig_args *a = arg;
+    if (pld_rank(c) == 1)
+        return;
+    pld_broadcast(c, a->sig2, a->sig, 0);
+}
+
+Test(signal, deadlock_in_a_one_round_call_names_the_peer, .timeout = 30)
+{
+    pld_world *w = tu_world("0-2");
+    sig_args *a = tu_host_alloc(w, sizeof *a);
+    a->sig = tu_signal(w, "sig", 1);
+    a->sig2 = tu_signal(w, "data", 1);
+    pld_status st = pld_launch(w, k_skip_small_broadcast, a);
+    cr_assert_eq(st, PLD_ERR_DEADLOCK, "launch %s, expected PLD_ERR_DEADLOCK (%s)",
+                 pld_status_name(st), pld_world_error(w));
+    const char *msg = pld_world_error(w);
+    expect_line(msg, "rank 0 (device 0): pld_wait 'pld.inbox_flags'[4,0] Ge 1 (current 0): a "
+                     "builtin's one round, waiting for the payload or flag of rank 1");
+    expect_line(msg, "rank 2 (device 2): pld_wait 'pld.inbox_flags'[4,0] Ge 1 (current 0): a "
+                     "builtin's one round, waiting for the payload or flag of rank 1");
+    TU_LAUNCH_OK(w, k_barrier_only, a);
+    pld_world_finalize(w);
+}
+
 static void k_lonely_wait(pld_ctx *c, void *arg)
 {
     sig_args *a = arg;
