@@ -1,29 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Step 11 — allreduce_reveal: pld_allreduce, mesh and ring.
+/* Step 11 — allreduce_reveal: pld_allreduce, mesh, two-phase and ring.
  *
- * Steps 08 and 10 wrote the two allreduce algorithms by hand. pld_allreduce
- * is both, behind one call:
- *   --mode mesh: PLD_MESH, step 08 (ready barrier, pull and reduce every
- *                peer, read-done barrier, store), signal [P, 1];
- *   --mode ring: PLD_RING, step 10 (reduce-scatter then allgather around
- *                the ring, neighbour progress counters), signal [2(P-1), P].
+ * Steps 08, 09 and 10 wrote three allreduce algorithms by hand.
+ * pld_allreduce is all three, behind one call:
+ *   --mode mesh:  PLD_MESH, step 08 (ready barrier, pull and reduce every
+ *                 peer, read-done barrier, store), signal [P, 1];
+ *   --mode rs_ag: PLD_RS_AG, step 09 (reduce my segment from every peer,
+ *                 barrier, pull every other segment from its owner, read-done
+ *                 barrier), signal [P, 1];
+ *   --mode ring:  PLD_RING, step 10 (reduce-scatter then allgather around
+ *                 the ring, neighbour progress counters), signal [2(P-1), P].
  * Same input, same golden, same result in place. What differs is the
  * traffic, which the kernel checks against the cost card with
  * pld_ctx_counters, and the lowering, which --ir prints.
  *
- *   build/examples/11_allreduce_reveal -p a2a3sim -d 0,1,2 [--mode mesh|ring] [--ir]
+ *   build/examples/11_allreduce_reveal -p a2a3sim -d 0,1,2 [--mode mesh|ring|rs_ag] [--ir]
  */
 #include "example_util.h"
 
 #define N 1001
 
-enum { MODE_MESH, MODE_RING };
-static const char *const modes[] = {"mesh", "ring", NULL};
+enum { MODE_MESH, MODE_RING, MODE_RS_AG };
+static const char *const modes[] = {"mesh", "ring", "rs_ag", NULL};
 
 typedef struct reveal_args {
     int mode;
     pld_dtensor data;   /* [1, N] INT32: my vector, then the sum */
-    pld_dtensor signal; /* mesh: [P, 1]; ring: [2(P-1), P] */
+    pld_dtensor signal; /* mesh, rs_ag: [P, 1]; ring: [2(P-1), P] */
 } reveal_args;
 
 static int32_t input_value(int rank, int64_t j) {
@@ -37,12 +40,14 @@ static int32_t golden_sum(int nranks, int64_t i, int64_t j) {
 }
 
 /* Elements rank `me` pulls from peers: mesh reads every peer's whole vector;
- * the ring reads every segment but its own in the reduce-scatter and every
- * segment but (me+1), which it reduced itself, in the allgather. */
+ * rs_ag reads its own segment from every peer, then every other segment
+ * once; the ring reads every segment but its own in the reduce-scatter and
+ * every segment but (me+1), which it reduced itself, in the allgather. */
 static int64_t cost_elems(int mode, int me, int nranks) {
     if (mode == MODE_MESH) return (int64_t)(nranks - 1) * N;
     int next = (me + 1) % nranks;
     int64_t own = ex_seg_begin(N, nranks, me + 1) - ex_seg_begin(N, nranks, me);
+    if (mode == MODE_RS_AG) return (int64_t)(nranks - 1) * own + (N - own);
     int64_t reduced = ex_seg_begin(N, nranks, next + 1) - ex_seg_begin(N, nranks, next);
     return 2 * N - own - reduced;
 }
@@ -57,8 +62,9 @@ static void reveal_kernel(pld_ctx *ctx, void *arg) {
     for (int64_t j = 0; j < N; j++)
         v[j] = input_value(me, j);
 
-    /* The whole of steps 08 / 10: staging barrier, transfers, every hazard. */
-    pld_allreduce(ctx, a->data, a->signal, PLD_SUM, a->mode == MODE_MESH ? PLD_MESH : PLD_RING);
+    /* The whole of steps 08 / 09 / 10: staging barrier, transfers, every hazard. */
+    static const pld_allreduce_mode algo[] = {PLD_MESH, PLD_RING, PLD_RS_AG};
+    pld_allreduce(ctx, a->data, a->signal, PLD_SUM, algo[a->mode]);
 
     ex_check_block(ctx, "data", mine.data, 1, N, golden_sum, nranks);
 
@@ -98,7 +104,7 @@ int main(int argc, char **argv) {
 
     st = ex_alloc_window_2d(w, "data", PLD_INT32, 1, N, &data_buf, &a->data);
     /* The ring keeps one row of cells per step: [2(P-1), P]. */
-    if (st == PLD_OK && mode == MODE_MESH)
+    if (st == PLD_OK && mode != MODE_RING)
         st = ex_alloc_window_2d(w, "signal", PLD_INT32, nranks, 1, &signal_buf, &a->signal);
     else if (st == PLD_OK)
         st = ex_alloc_window_2d(w, "signal", PLD_INT32, 2 * (nranks - 1), nranks, &signal_buf,

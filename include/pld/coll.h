@@ -79,12 +79,19 @@ PLD_API void pld_reduce_scatter(pld_ctx *c, pld_dtensor data, pld_dtensor signal
 typedef enum pld_allreduce_mode {
     PLD_MESH = 0, /**< every rank reduces from every peer; signal [P,1] */
     PLD_RING = 1, /**< reduce-scatter then allgather around the ring; signal [2(P-1), P] */
-    PLD_AUTO = 2  /**< pld chooses: one round through its own inboxes when the data fits
+    /* 2..15 stay unused: a wrong integer cast into the mode keeps failing
+       with PLD_ERR_ARG as it always did */
+    PLD_AUTO = 16, /**< pld chooses: one round through its own inboxes when the data fits
                        pld_world_ll_bytes (PLD_LL_BYTES), else the mesh; signal [P,1] */
+    PLD_RS_AG = 17 /**< reduce-scatter then allgather, both as a mesh: each rank reduces
+                       its 1/P segment from every peer, then pulls the other segments
+                       from their owners (about 2(P-1)/P of the data read, 3 rounds);
+                       signal [P,1] */
 } pld_allreduce_mode;
 /** Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
- * PLD_MESH and PLD_AUTO: signal [P,1]; PLD_RING: signal [2(P-1), P]. The
+ * PLD_MESH, PLD_RS_AG and PLD_AUTO: signal [P,1]; PLD_RING: signal
+ * [2(P-1), P]. The
  * listing (--ir) says which algorithm PLD_AUTO chose and why. */
 PLD_API void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                            pld_allreduce_mode mode);

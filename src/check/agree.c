@@ -174,7 +174,11 @@ static const char *win_name(pld_world *w, int32_t id)
 
 static const char *mode_name(int32_t m)
 {
-    return m == PLD_MESH ? "mesh" : m == PLD_RING ? "ring" : m == PLD_AUTO ? "auto" : "?";
+    return m == PLD_MESH    ? "mesh"
+           : m == PLD_RING  ? "ring"
+           : m == PLD_AUTO  ? "auto"
+           : m == PLD_RS_AG ? "rs_ag"
+                            : "?";
 }
 
 static const char *op_name(int32_t op)

@@ -8,19 +8,24 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     PLD__CTX_CHECK(c, "pld_allreduce_cores");
     static const char api[] = "pld_allreduce";
     static const char *const ops[] = {"sum", "max", "min", "prod"};
-    static const char *const mode_names[] = {"mesh", "ring", "auto"};
+    const char *mode_name = mode == PLD_MESH   ? "mesh"
+                            : mode == PLD_RING ? "ring"
+                            : mode == PLD_AUTO ? "auto"
+                                               : "rs_ag";
     pld__check_live(c);
     pld__check_dtensor(c, api, "data", data);
     pld__coll_check_reduce(c, api, data.dtype, op);
-    if (mode != PLD_MESH && mode != PLD_RING && mode != PLD_AUTO)
+    if (mode != PLD_MESH && mode != PLD_RING && mode != PLD_AUTO && mode != PLD_RS_AG)
         pld__kraise(c, PLD_ERR_ARG, api,
-                    "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1, Auto=2)", (int)mode);
+                    "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1, Auto=16, RsAg=17)",
+                    (int)mode);
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
         pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)", core_num,
                     c->w->profile.aiv_cores, c->w->profile.name);
-    if (mode == PLD_RING && core_num > 1)
+    if ((mode == PLD_RING || mode == PLD_RS_AG) && core_num > 1)
         pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
-                    "the ring runs on one core per rank; use PLD_MESH for core_num %d", core_num);
+                    "the %s runs on one core per rank; use PLD_MESH for core_num %d",
+                    mode == PLD_RING ? "ring" : "reduce-scatter + allgather", core_num);
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
@@ -35,12 +40,14 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.mode = (int32_t)mode;
     fp.wire.core_num = core_num;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
-                    ops[op], mode_names[mode]);
+                    ops[op], mode_name);
     /* auto: one round (ll.h) when it is small, else the mesh */
     if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
         ;
     else if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
+    else if (mode == PLD_RS_AG)
+        pld__allreduce_rs_ag(c, api, data, signal, op);
     else if (core_num > 1)
         pld__allreduce_mesh_cores(c, api, data, signal, op, core_num);
     else

@@ -36,37 +36,6 @@ static void wait_for(ring *r, int row, int from, int32_t g)
     pld__wait_checked(r->c, r->sig, row, from, g, PLD_WAIT_GE);
 }
 
-/* Pulls elements [e0, e1) of L's flat data; reduces them into mine or copies. */
-static void pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mine, int peer,
-                       int64_t e0, int64_t e1, int reduce, pld_reduce_op op)
-{
-    if (e1 <= e0)
-        return;
-    if (!reduce && !pld__observed(c)) {
-        /* a copy needs no staging here: one get of the range straight into
-         * mine (the listing, and the race checker, see the staged tiles) */
-        size_t esz = pld_dtype_size(f.dtype);
-        pld__check_live(c);
-        pld__get_run(c, "pld_remote_load", (unsigned char *)mine.data + (size_t)e0 * esz, f.buf,
-                     peer, (size_t)e0 * esz, (size_t)(e1 - e0) * esz);
-        return;
-    }
-    pld__stage st;
-    pld__stage_begin(c, api, &st, f.dtype, e1 - e0, 1);
-    for (int64_t c0 = e0; c0 < e1; c0 += st.width) {
-        pld__stage_fit(c, &st, e1 - c0);
-        pld_tile *t = st.t[0];
-        if (reduce) { /* my segment op the left neighbour's, in one pass */
-            pld__load_reduce_checked(c, t, mine, f, peer, 0, c0, op);
-        } else {
-            int64_t at[2] = {0, c0};
-            pld_remote_load(c, t, f, peer, at);
-        }
-        pld__store_checked(c, t, mine, 0, c0);
-    }
-    pld__stage_end(c, &st);
-}
-
 void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal)
 {
     char dims[96], scope[96];
@@ -114,7 +83,7 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
             k = ((r.me - t) % p + p) % p;
         }
         int64_t e0 = n * k / p, e1 = n * (k + 1) / p;
-        pull_range(c, api, f, mine, r.left, e0, e1, g < p - 1, op);
+        pld__coll_pull_range(c, api, f, mine, r.left, e0, e1, g < p - 1, op);
         if (g + 1 < steps) {
             if (g == 0 && PLD__MUTANT(ring_drop_progress)) /* R never hears of step 0 */
                 pld__notify_checked(c, signal, r.left, g + 1, r.me, 1, PLD_NOTIFY_ATOMIC_ADD);

@@ -198,3 +198,33 @@ void pld__load_reduce_first(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dten
     else
         pld__load_reduce_checked(c, acc, mine, src, (c->rank + 1) % c->nranks, row, col, op);
 }
+
+void pld__coll_pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mine, int peer,
+                          int64_t e0, int64_t e1, int reduce, pld_reduce_op op)
+{
+    if (e1 <= e0)
+        return;
+    if (!reduce && !pld__observed(c)) {
+        /* a copy needs no staging here: one get of the range straight into
+         * mine (the listing, and the race checker, see the staged tiles) */
+        size_t esz = pld_dtype_size(f.dtype);
+        pld__check_live(c);
+        pld__get_run(c, "pld_remote_load", (unsigned char *)mine.data + (size_t)e0 * esz, f.buf,
+                     peer, (size_t)e0 * esz, (size_t)(e1 - e0) * esz);
+        return;
+    }
+    pld__stage st;
+    pld__stage_begin(c, api, &st, f.dtype, e1 - e0, 1);
+    for (int64_t c0 = e0; c0 < e1; c0 += st.width) {
+        pld__stage_fit(c, &st, e1 - c0);
+        pld_tile *t = st.t[0];
+        if (reduce) { /* my elements op the peer's, in one pass */
+            pld__load_reduce_checked(c, t, mine, f, peer, 0, c0, op);
+        } else {
+            int64_t at[2] = {0, c0};
+            pld_remote_load(c, t, f, peer, at);
+        }
+        pld__store_checked(c, t, mine, 0, c0);
+    }
+    pld__stage_end(c, &st);
+}

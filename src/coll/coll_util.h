@@ -67,7 +67,14 @@ void pld__stage_end(pld_ctx *c, pld__stage *st);
 void pld__load_reduce_first(pld_ctx *c, pld_tile *acc, pld_tensor mine, pld_dtensor src,
                             int64_t row, int64_t col, pld_reduce_op op);
 
-/* The two allreduce algorithms (allreduce_mesh.c, allreduce_ring.c). */
+/* Elements [e0, e1) of the peer's flat window f into the same elements
+ * of the local row mine: reduced into them (reduce) or copied, through
+ * UB-sized staging tiles (a copy goes straight in when nothing observes). */
+void pld__coll_pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mine, int peer,
+                          int64_t e0, int64_t e1, int reduce, pld_reduce_op op);
+
+/* The allreduce algorithms (allreduce_mesh.c, allreduce_ring.c,
+ * allreduce_rs_ag.c). */
 void pld__allreduce_mesh(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);
 void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
@@ -75,5 +82,7 @@ void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data, pl
 void pld__allreduce_ring_check_signal(pld_ctx *c, const char *api, pld_dtensor signal);
 void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                          pld_reduce_op op);
+void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                          pld_reduce_op op);
 
 #endif

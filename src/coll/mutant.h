@@ -14,6 +14,8 @@
  *                       right neighbour is dropped
  *   a2av_count_first    all_to_all_v: count Set and barrier before the rows
  *   combine_early       indexed combine: pull before the experts finished
+ *   rsag_no_round2      allreduce rs_ag: the allgather starts without round 2
+ *   rsag_no_readdone    allreduce rs_ag: returns without the read-done round
  *   ll_one_slot         one-round path: one inbox slot per pair (no parity)
  *   ll_no_wait          one-round broadcast: ranks wait only for the root's
  *                       payload, not for the empty flags of the others

@@ -25,6 +25,7 @@ enum {
     C_REDUCE_SCATTER,
     C_BROADCAST,
     C_AUTO,
+    C_RSAG,
     C_N
 };
 
@@ -75,17 +76,27 @@ static void mixed_kernel(pld_ctx *c, void *arg)
             break;
         case C_MESH:
         case C_RING:
+        case C_AUTO:
+        case C_RSAG: {
+            static const char *const names[C_N] = {[C_MESH] = "allreduce mesh",
+                                                   [C_RING] = "allreduce ring",
+                                                   [C_AUTO] = "allreduce auto",
+                                                   [C_RSAG] = "allreduce rs_ag"};
+            pld_allreduce_mode mode = which == C_MESH   ? PLD_MESH
+                                      : which == C_RING ? PLD_RING
+                                      : which == C_AUTO ? PLD_AUTO
+                                                        : PLD_RS_AG;
             for (int64_t j = 0; j < p * s; j++)
                 d[j] = (float)val(me, j);
-            pld_allreduce(c, a->data, which == C_MESH ? a->sig : a->ring, PLD_SUM,
-                          which == C_MESH ? PLD_MESH : PLD_RING);
+            pld_allreduce(c, a->data, which == C_RING ? a->ring : a->sig, PLD_SUM, mode);
             for (int64_t j = 0; j < p * s; j++) {
                 float e = 0;
                 for (int r = 0; r < p; r++)
                     e += (float)val(r, j);
-                check_eq(c, which == C_MESH ? "allreduce mesh" : "allreduce ring", it, j, d[j], e);
+                check_eq(c, names[which], it, j, d[j], e);
             }
             break;
+        }
         case C_REDUCE_SCATTER:
             for (int64_t j = 0; j < p * s; j++)
                 d[j] = (float)val(me, j);
@@ -233,6 +244,9 @@ static void one_call_kernel(pld_ctx *c, void *arg)
     case C_AUTO:
         pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_AUTO);
         break;
+    case C_RSAG:
+        pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_RS_AG);
+        break;
     }
     free(in);
 }
@@ -280,6 +294,12 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, uint64_t
     case C_RING:
         *moved = 2 * (P - 1) * n / P;
         break;
+    case C_RSAG: { /* my segment from P-1 peers, every other segment once */
+        uint64_t elems = n / sizeof(float),
+                 mine = elems * (uint64_t)(r + 1) / P - elems * (uint64_t)r / P;
+        *moved = ((P - 1) * mine + (elems - mine)) * sizeof(float);
+        break;
+    }
     case C_BROADCAST:
         *moved = r == 0 ? 0 : n;
         break;
@@ -302,7 +322,7 @@ static void check_card(int p, int which, int64_t s)
      * (one round already) only when PLD_LL_BYTES is set */
     uint64_t slot = pld_world_ll_bytes(f.w);
     const char *set = getenv("PLD_LL_BYTES");
-    int one_round = which != C_MESH && which != C_RING && per_peer <= slot;
+    int one_round = which != C_MESH && which != C_RING && which != C_RSAG && per_peer <= slot;
     if (which == C_REDUCE_SCATTER || which == C_AUTO)
         one_round = one_round && (uint64_t)(p - 1) * per_peer <= 4 * slot;
     if (which == C_ALLGATHER || which == C_ALL_TO_ALL)
@@ -332,7 +352,7 @@ static void check_cards(void)
 {
     static const int ps[] = {2, 3, 4, 8};
     static const int which[] = {C_ALLGATHER,      C_ALL_TO_ALL, C_MESH, C_RING,
-                                C_REDUCE_SCATTER, C_BROADCAST,  C_AUTO};
+                                C_REDUCE_SCATTER, C_BROADCAST,  C_AUTO, C_RSAG};
     static const int64_t sizes[] = {24, 3000};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         for (size_t k = 0; k < sizeof which / sizeof which[0]; k++)

@@ -8,6 +8,9 @@
  * and a builtin's inputs may be restaged as soon as it returns. This program
  * relies on exactly that and on nothing more:
  *
+ *   - the [P,1]-signal allreduce takes its algorithms in turn (mesh, the
+ *     two-phase rs_ag, auto -- one round when small), the ring has its own
+ *     kind;
  *   - one INT32 signal buffer serves every single-core call: a [P,1] view
  *     for the credit-barrier builtins and a [2(P-1),P] view of the same
  *     buffer for the allreduce ring. A second buffer, seen as [P,2], serves
@@ -88,7 +91,7 @@ static const char *const kind_name[K_N] = {
     [K_AG] = "allgather",
     [K_AG_INPLACE] = "allgather_inplace",
     [K_RS] = "reduce_scatter",
-    [K_MESH] = "allreduce mesh",
+    [K_MESH] = "allreduce mesh/rs_ag/auto",
     [K_RING] = "allreduce ring",
     [K_CORES] = "allreduce_cores",
     [K_A2A] = "all_to_all",
@@ -618,7 +621,15 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng)
                        : h->kind == K_MESH ? a->mesh[dt][sz]
                        : h->kind == K_RING ? a->ring_data[dt][sz]
                                            : a->cores[dt][sz];
-    describe(h, data, op_name[op]);
+    /* the [P,1]-signal allreduce algorithms take turns by call number (no
+     * draw: the seeded stream stays what it was) */
+    static const pld_allreduce_mode mesh_modes[3] = {PLD_MESH, PLD_RS_AG, PLD_AUTO};
+    static const char *const mesh_mode_name[3] = {"mesh", "rs_ag", "auto"};
+    int mm = call % 3;
+    char what[32];
+    snprintf(what, sizeof what, "%s%s%s", op_name[op], h->kind == K_MESH ? ", " : "",
+             h->kind == K_MESH ? mesh_mode_name[mm] : "");
+    describe(h, data, what);
     void *p = pld_local(c, data).data;
     int64_t n = numel(data);
     for (int64_t i = 0; i < n; i++)
@@ -628,7 +639,7 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng)
         pld_reduce_scatter(c, data, a->sig, op);
         break;
     case K_MESH:
-        pld_allreduce(c, data, a->sig, op, PLD_MESH);
+        pld_allreduce(c, data, a->sig, op, mesh_modes[mm]);
         break;
     case K_RING:
         pld_allreduce(c, data, a->ring, op, PLD_RING);

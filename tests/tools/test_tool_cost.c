@@ -101,7 +101,8 @@ static void cards(int p)
                  {BENCH_ALLGATHER, BENCH_MODE_PUSH},      {BENCH_ALLGATHER, BENCH_MODE_INPLACE},
                  {BENCH_REDUCE_SCATTER, BENCH_MODE_PULL}, {BENCH_ALLREDUCE, BENCH_MODE_MESH},
                  {BENCH_ALLREDUCE, BENCH_MODE_RING},      {BENCH_ALL_TO_ALL, BENCH_MODE_PUSH},
-                 {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH},   {BENCH_ALLREDUCE, BENCH_MODE_AUTO}};
+                 {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH},   {BENCH_ALLREDUCE, BENCH_MODE_AUTO},
+                 {BENCH_ALLREDUCE, BENCH_MODE_RS_AG}};
     pld_world *w = world(p);
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         bench_coll c = algos[a].c;

@@ -109,7 +109,7 @@ static int usage(FILE *out)
             "  -r, --root R         broadcast root (default 0), or all (every rank)\n"
             "      --mode M         allgather push|inplace (one column group; default both),\n"
             "                       allreduce auto (default: one round when small, else\n"
-            "                       mesh) | mesh | ring\n"
+            "                       mesh) | mesh | ring | rs_ag\n"
             "      --team x=K|y=K   run in groups, every group at once in one launch: split\n"
             "                       the ranks 2-D with K per row (pld_team_split_2d); x=K:\n"
             "                       every row of K consecutive ranks is a group, y=K: every\n"

@@ -6,9 +6,10 @@
 #include <string.h>
 
 static const char *const mode_names[BENCH_NMODE] = {
-    [BENCH_MODE_DEFAULT] = "default", [BENCH_MODE_PUSH] = "push", [BENCH_MODE_INPLACE] = "inplace",
-    [BENCH_MODE_PULL] = "pull",       [BENCH_MODE_MESH] = "mesh", [BENCH_MODE_RING] = "ring",
-    [BENCH_MODE_AUTO] = "auto",
+    [BENCH_MODE_DEFAULT] = "default", [BENCH_MODE_PUSH] = "push",
+    [BENCH_MODE_INPLACE] = "inplace", [BENCH_MODE_PULL] = "pull",
+    [BENCH_MODE_MESH] = "mesh",       [BENCH_MODE_RING] = "ring",
+    [BENCH_MODE_AUTO] = "auto",       [BENCH_MODE_RS_AG] = "rs_ag",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -43,6 +44,7 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_AUTO ? BENCH_MODE_AUTO
                : m == BENCH_MODE_MESH                          ? BENCH_MODE_MESH
                : m == BENCH_MODE_RING                          ? BENCH_MODE_RING
+               : m == BENCH_MODE_RS_AG                         ? BENCH_MODE_RS_AG
                                                                : BENCH_NMODE;
     case BENCH_BARRIER:
         return BENCH_MODE_DEFAULT;
@@ -63,7 +65,7 @@ const char *bench_mode_choices(bench_coll c)
     case BENCH_REDUCE_SCATTER:
         return "pull";
     case BENCH_ALLREDUCE:
-        return "auto|mesh|ring";
+        return "auto|mesh|ring|rs_ag";
     default:
         return "(none)";
     }
@@ -201,6 +203,12 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                                           ring_seg(sh->count, p, rank + 1)) *
                                elt;
             k.rounds = 2 * (p - 1);
+        } else if (mode == BENCH_MODE_RS_AG) {
+            /* my segment from every peer, then every other segment once */
+            int64_t mine = ring_seg(sh->count, p, rank);
+            if (p > 1)
+                k.from_peers = (uint64_t)((int64_t)(p - 1) * mine + (sh->count - mine)) * elt;
+            k.rounds = 3;
         } else {
             int64_t ch = mesh_chunk(ub_bytes, elt);
             k.from_peers = (P - 1) * n;
@@ -266,6 +274,9 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
         return "(P-1)/P*N from peers; 2 rounds";
     case BENCH_ALLREDUCE:
         return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
+               : mode == BENCH_MODE_RS_AG
+                   ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
+                     "other segment once); 3 rounds"
                : mode == BENCH_MODE_AUTO
                    ? "auto, the mesh: (P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)"
                    : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";

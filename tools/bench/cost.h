@@ -19,6 +19,7 @@ typedef enum bench_mode {
     BENCH_MODE_MESH,    /* allreduce */
     BENCH_MODE_RING,    /* allreduce */
     BENCH_MODE_AUTO,    /* allreduce: one round when small, else the mesh (PLD_AUTO) */
+    BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
     BENCH_NMODE
 } bench_mode;
 

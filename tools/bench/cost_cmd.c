@@ -31,7 +31,7 @@ static int usage(FILE *out)
             "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
-            "      --mode M        allgather push|inplace, allreduce mesh|ring\n"
+            "      --mode M        allgather push|inplace, allreduce auto|mesh|ring|rs_ag\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
             "      --measure       also run it once (checked) and compare the byte counters\n"
