@@ -41,9 +41,12 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.core_num = core_num;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
                     ops[op], mode_name);
-    /* auto: one round (ll.h) when it is small, else the mesh */
+    /* auto: one round (ll.h) when it is small, else the two-phase form from
+     * 3 ranks and 16 KiB on, else the mesh (pld__allreduce_auto_rs_ag) */
     if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
         ;
+    else if (mode == PLD_AUTO && core_num == 1 && pld__allreduce_auto_rs_ag(c, data))
+        pld__allreduce_rs_ag(c, api, data, signal, op);
     else if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
     else if (mode == PLD_RS_AG)
@@ -53,6 +56,22 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     else
         pld__allreduce_mesh(c, api, data, signal, op);
     pld__coll_leave(c, signal);
+}
+
+/* Measured on a 2-core machine (docs/performance.md, "Allreduce: which
+ * algorithm"): the two-phase form reads 2(P-1)/P of the data where the
+ * mesh reads P-1 times all of it, and from 3 ranks and 16 KiB on it took
+ * 0.33-0.87 of the mesh's time (P = 4, 8); below, or at P = 2, its two
+ * extra rounds cost more than the bytes it saves. */
+#define AUTO_RS_AG_MIN_BYTES (16 * 1024)
+
+int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data)
+{
+    size_t bytes = (size_t)pld__dtensor_numel(data) * pld_dtype_size(data.dtype);
+    int take = c->nranks >= 3 && bytes >= AUTO_RS_AG_MIN_BYTES;
+    pld__note(c, "auto: %s (%zu B, %d ranks; the two-phase form from 3 ranks and %d B on)",
+              take ? "rs_ag" : "mesh", bytes, c->nranks, AUTO_RS_AG_MIN_BYTES);
+    return take;
 }
 
 void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,

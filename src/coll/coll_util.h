@@ -84,5 +84,8 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
                          pld_reduce_op op);
 void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                           pld_reduce_op op);
+/* PLD_AUTO above the one-round size: 1 for the two-phase form, 0 for the
+ * mesh (says which in the listing). */
+int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data);
 
 #endif

@@ -287,19 +287,24 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, uint64_t
     case C_REDUCE_SCATTER:
         *moved = (P - 1) * row;
         break;
-    case C_MESH:
-    case C_AUTO:
-        *moved = (P - 1) * n;
-        break;
-    case C_RING:
-        *moved = 2 * (P - 1) * n / P;
-        break;
+    case C_AUTO: /* above the one-round size: rs_ag from 3 ranks and 16 KiB on */
+        if (p < 3 || n < 16 * 1024) {
+            *moved = (P - 1) * n;
+            break;
+        }
+        /* fall through */
     case C_RSAG: { /* my segment from P-1 peers, every other segment once */
         uint64_t elems = n / sizeof(float),
                  mine = elems * (uint64_t)(r + 1) / P - elems * (uint64_t)r / P;
         *moved = ((P - 1) * mine + (elems - mine)) * sizeof(float);
         break;
     }
+    case C_MESH:
+        *moved = (P - 1) * n;
+        break;
+    case C_RING:
+        *moved = 2 * (P - 1) * n / P;
+        break;
     case C_BROADCAST:
         *moved = r == 0 ? 0 : n;
         break;

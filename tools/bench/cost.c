@@ -203,7 +203,8 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                                           ring_seg(sh->count, p, rank + 1)) *
                                elt;
             k.rounds = 2 * (p - 1);
-        } else if (mode == BENCH_MODE_RS_AG) {
+        } else if (mode == BENCH_MODE_RS_AG ||
+                   (mode == BENCH_MODE_AUTO && p >= 3 && n >= 16 * 1024)) {
             /* my segment from every peer, then every other segment once */
             int64_t mine = ring_seg(sh->count, p, rank);
             if (p > 1)
@@ -278,7 +279,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
                      "other segment once); 3 rounds"
                : mode == BENCH_MODE_AUTO
-                   ? "auto, the mesh: (P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)"
+                   ? "auto: from 3 ranks and 16 KiB on rs_ag (about 2(P-1)/P*N from peers, 3 "
+                     "rounds), else the mesh ((P-1)*N from peers, 1 + chunks rounds)"
                    : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
     default:
         return "?";
