@@ -47,43 +47,47 @@ T0=$(date +%s.%N)
 # Sequences (seq.pml), each at P = 2 and P = 3; a few more at P = 4, where
 # ring neighbours are no longer all of a rank's peers.
 SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a
-      disp_comb ring_ag ag_ring_ag mix"
+      disp_comb ring_ag ag_ring_ag rsag_a2a_rsag mix"
 # With one-round calls (ll.pml): mixed with credit calls, and one-round only.
-LL_MIXED="llbc_a2a_llag_llag llar_mesh_llrs a2a_llbc_a2a llmix"
+LL_MIXED="llbc_a2a_llag_llag llar_mesh_llrs a2a_llbc_a2a rsag_llbc_mesh_rsag llmix"
 LL_SEQS="ll_a2a_bc_rs_bar $LL_MIXED"
 CONFIGS=""
 for s in $SEQS $LL_SEQS; do
     CONFIGS="$CONFIGS 2:$s 3:$s"
 done
-CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar"
+CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar 4:rsag_a2a_rsag"
 
 # Mutants and the sequences whose code they change (smallest first).
 WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix llmix"
 WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a ring_ag
-           ag_ring_ag mix llbc_a2a_llag_llag a2a_llbc_a2a llmix"
+           ag_ring_ag rsag_a2a_rsag mix llbc_a2a_llag_llag a2a_llbc_a2a llmix"
 WITH_RING="ring_ag ag_ring_ag mix"
-WITH_LL_BCAST="ll_a2a_bc_rs_bar a2a_llbc_a2a llbc_a2a_llag_llag llmix"
+WITH_LL_BCAST="ll_a2a_bc_rs_bar a2a_llbc_a2a llbc_a2a_llag_llag rsag_llbc_mesh_rsag llmix"
+WITH_RSAG="rsag_a2a_rsag rsag_llbc_mesh_rsag mix"
 declare -A APPLIES=(
     [rooted_bcast]=$WITH_BCAST
     [no_epilogue]="$SEQS $LL_MIXED"
     [eq_wait]="$SEQS $LL_MIXED"
     [push_after_barrier]=$WITH_PUSH
-    [mesh_no_readdone]="mesh_a2a mix llar_mesh_llrs"
+    [mesh_no_readdone]="mesh_a2a mix llar_mesh_llrs rsag_llbc_mesh_rsag"
     [ring_drop_progress]=$WITH_RING
     [ring_skip_right_wait]=$WITH_RING
     [a2av_count_first]="a2av_a2a mix"
     [combine_early]="disp_comb mix"
+    [rsag_no_round2]=$WITH_RSAG
+    [rsag_no_readdone]=$WITH_RSAG
     [ring_no_done]=$WITH_RING
     [bcast_no_readdone]=$WITH_BCAST
     [ll_one_slot]=$LL_SEQS
     [ll_no_wait]=$WITH_LL_BCAST
     [ll_flag_before_data]=$LL_SEQS
 )
-# The first eight are the planted bugs of src/coll/mutant.h (same names,
+# The first ten are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the last three
 # are the one-round path's (ll.pml), planted in src/coll/mutant.h too.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
+         rsag_no_round2 rsag_no_readdone
          ring_no_done bcast_no_readdone ring_skip_right_wait
          ll_one_slot ll_no_wait ll_flag_before_data"
 # Mutants the model proves equivalent to the real protocol: they must pass.
@@ -192,7 +196,7 @@ wait
 # ---- report ---------------------------------------------------------------
 bad=0
 echo "== configurations (must pass)"
-printf '%-3s %-18s %10s %7s %7s  %s\n' P sequence states depth time result
+printf '%-3s %-19s %10s %7s %7s  %s\n' P sequence states depth time result
 for c in $CONFIGS; do
     p=${c%%:*} s=${c#*:}
     read -r status states depth secs what <"$WORK/cfg.$p.$s.res"
@@ -202,7 +206,7 @@ for c in $CONFIGS; do
         res="FAILED: $status $what"
         bad=1
     fi
-    printf '%-3s %-18s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
+    printf '%-3s %-19s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
 done
 
 echo "== mutants (must be rejected)"
@@ -214,7 +218,7 @@ for m in $MUTANTS; do
             read -r status states depth secs what <"$WORK/mut.$m.$p.$s.res"
             total=$((total + 1))
             if [ "${FULL:-0}" = 1 ]; then
-                detail="$detail$(printf '    P=%s %-18s %-6s %s depth %s, %s states' "$p" "$s" \
+                detail="$detail$(printf '    P=%s %-19s %-6s %s depth %s, %s states' "$p" "$s" \
                     "$status" "${what:+$what,}" "$depth" "$states")"$'\n'
             fi
             case $status in

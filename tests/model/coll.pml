@@ -41,6 +41,10 @@ byte rs[P * P];             /* reduce_scatter data [P,S] */
 byte mesh[P * NCH];         /* allreduce mesh data: NCH chunks */
 #define MESH(r, c) mesh[(r) * NCH + (c)]
 #endif
+#ifdef USE_RSAG
+byte ra[P * P];             /* allreduce rs_ag data: P segments, segment s owned by rank s */
+#define RA(r, s) ra[(r) * P + (s)]
+#endif
 #ifdef USE_RING
 byte rg[P * P];             /* allreduce ring data: P segments */
 #define RG(r, s) rg[(r) * P + (s)]
@@ -329,6 +333,54 @@ inline do_mesh(k)
     atomic {
         for (j : 0 .. NCH - 1) {
             MESH(me, j) = 0
+        }
+    }
+}
+#endif
+
+#ifdef USE_RSAG
+/* ---- allreduce rs_ag (allreduce_rs_ag.c): reduce-scatter then allgather,
+ * both as a mesh, on the [P,1] credit signal. Segment s of every rank's data
+ * is owned by rank s: its owner reduces it, everyone else copies it. ------- */
+inline do_rsag(k)
+{
+    atomic {                      /* the caller stages every segment */
+        for (i : 0 .. P - 1) {
+            RA(me, i) = V(k, 1)
+        }
+    };
+    agree_publish(k);
+    g = 1;
+    first_round(k);               /* round 1, ready: everyone staged */
+    for (i : 1 .. P - 1) {        /* my segment me op every peer's segment me */
+        q = (me + i) % P;
+        assert(RA(q, me) == V(k, 1) && RA(me, me) == V(k, 1))
+    };
+    RA(me, me) = V(k, P);         /* store: peers read only their own segments
+                                   * of my window in this phase */
+#ifndef rsag_no_round2
+    g = g + 1;
+    credit_barrier(g);            /* round 2: every segment is final */
+#endif
+    for (i : 1 .. P - 1) {        /* pull segment q from its owner q */
+        q = (me + i) % P;
+        assert(RA(q, q) == V(k, P));
+        RA(me, q) = V(k, P)       /* q read it in its reduce-scatter: round 2
+                                   * closed that */
+    };
+#ifndef rsag_no_readdone
+    g = g + 1;
+    credit_barrier(g);            /* round 3, read done: nobody reads my
+                                   * segment me any more */
+#endif
+    credit_epilogue(g);
+    g = 0;
+    for (i : 0 .. P - 1) {        /* the caller reads the result */
+        assert(RA(me, i) == V(k, P))
+    };
+    atomic {                      /* peers read it: reusable now */
+        for (i : 0 .. P - 1) {
+            RA(me, i) = 0
         }
     }
 }

@@ -5,7 +5,7 @@
  *
  * What is modelled. P ranks (P = 2, 3, or 4 for a few sequences) run the
  * same sequence of back-to-back builtin calls on ONE signal (seq.pml: 2 to
- * 4 calls, and two of 11 and 12). Each builtin follows its C implementation
+ * 4 calls, and two of 11 and 13). Each builtin follows its C implementation
  * step by step (src/coll/credit.c and the algorithm files; coll.pml), with
  * the agreement check's fingerprint exchange and the caller's staging,
  * result reads and window reuse around it: every notify, wait, put and get
@@ -34,10 +34,11 @@
  *
  * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
  * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
- * ring_drop_progress, a2av_count_first, combine_early; and three of the
- * model's own: ring_no_done, bcast_no_readdone (a dropped read-done round)
- * and ring_skip_right_wait (a wait the model proves redundant); and the
- * one-round path's ll_one_slot, ll_no_wait, ll_flag_before_data (ll.pml).
+ * ring_drop_progress, a2av_count_first, combine_early, rsag_no_round2,
+ * rsag_no_readdone; and three of the model's own: ring_no_done,
+ * bcast_no_readdone (a dropped read-done round) and ring_skip_right_wait (a
+ * wait the model proves redundant); and the one-round path's ll_one_slot,
+ * ll_no_wait, ll_flag_before_data (ll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *

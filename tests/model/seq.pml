@@ -51,6 +51,13 @@
 #define USE_A2A
 #define SEQUENCE do_mesh(1); do_a2a(2)
 
+#elif defined(SEQ_rsag_a2a_rsag)
+/* allreduce rs_ag -> all_to_all -> allreduce rs_ag: the second rs_ag stages
+ * the window the first one's peers pulled from, one call later */
+#define USE_RSAG
+#define USE_A2A
+#define SEQUENCE do_rsag(1); do_a2a(2); do_rsag(3)
+
 #elif defined(SEQ_a2av_a2a)
 /* all_to_all_v -> all_to_all */
 #define USE_A2AV
@@ -78,19 +85,21 @@
 #define SEQUENCE do_allgather(1); do_ring(2); do_allgather(3)
 
 #elif defined(SEQ_mix)
-/* every builtin once (broadcast and allgather twice), 12 calls */
+/* every builtin once (broadcast and allgather twice; allreduce in all three
+ * forms), 13 calls */
 #define HAS_RING
 #define USE_RING
 #define USE_BCAST
 #define USE_AG
 #define USE_RS
 #define USE_MESH
+#define USE_RSAG
 #define USE_A2A
 #define USE_A2AV
 #define USE_MOE
 #define SEQUENCE do_ring(1); do_bcast(2, 0); do_allgather(3); do_rs(4); do_mesh(5); \
-    do_a2a(6); do_a2av(7); do_bcast(8, P - 1); do_allgather_inplace(9); do_dispatch(10); \
-    do_expert(10, 11); do_combine(11); do_barrier(12)
+    do_rsag(6); do_a2a(7); do_a2av(8); do_bcast(9, P - 1); do_allgather_inplace(10); \
+    do_dispatch(11); do_expert(11, 12); do_combine(12); do_barrier(13)
 
 #elif defined(SEQ_llbc_a2a_llag_llag)
 /* one-round broadcast(root 0) -> all_to_all -> one-round allgather, twice:
@@ -118,6 +127,16 @@
 #define USE_BCAST
 #define USE_A2A
 #define SEQUENCE do_a2a(1); do_ll_bcast(2, P - 1); do_a2a(3)
+
+#elif defined(SEQ_rsag_llbc_mesh_rsag)
+/* allreduce rs_ag -> one-round broadcast(root P-1) -> allreduce mesh (2
+ * chunks) -> allreduce rs_ag: the two allreduce forms back to back, and two
+ * rs_ag calls with a one-round call and a credit call between them */
+#define USE_LL
+#define USE_RSAG
+#define USE_BCAST
+#define USE_MESH
+#define SEQUENCE do_rsag(1); do_ll_bcast(2, P - 1); do_mesh(3); do_rsag(4)
 
 #elif defined(SEQ_ll_a2a_bc_rs_bar)
 /* one-round only: all_to_all -> broadcast(root P-1) -> reduce_scatter ->
