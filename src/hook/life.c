@@ -26,6 +26,18 @@ static pld_status world_begin(pld_world *w)
 static pld_status world_ready(pld_world *w)
 {
     pld_status st;
+    /* the checkers' windows are made by every process together (mpi): a
+     * process that would make other ones would leave the rest waiting */
+    if (!w->tp->host_agree(w, w->check)) {
+        const unsigned c = w->check;
+        return pld__init_fail(PLD_ERR_ARG,
+                              "pld_world_init: the checks (PLD_CHECK, pld_config.check) differ "
+                              "between the processes of this job (here: signals %s, race %s, "
+                              "arguments %s): every process must run with the same ones",
+                              c & PLD_CHECK_SIGNALS ? "on" : "off",
+                              c & PLD_CHECK_RACE ? "on" : "off",
+                              c & PLD_CHECK_NOARGS ? "off" : "on");
+    }
     if ((st = pld__trace_world_ready(w)) != PLD_OK)
         return st;
     if ((st = pld__svg_world_ready(w)) != PLD_OK)
