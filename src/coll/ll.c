@@ -10,7 +10,9 @@
 #define LL_INBOX_BYTES ((size_t)256 * 1024) /* slots of one rank, both parities */
 #define FLAG_CELLS 16                       /* one 64-byte line per writer */
 
-size_t pld__ll_slot_bytes(size_t setting, int t)
+/* Bytes per slot for a group of t ranks when PLD_LL_BYTES is `setting`;
+ * 0: no one-round path. */
+static size_t slot_bytes(size_t setting, int t)
 {
     if (setting == 0 || t < 2 || t > LL_MAX_RANKS)
         return 0;
@@ -29,7 +31,7 @@ static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_i
 {
     ll->box_win = ll->flag_win = -1;
     ll->slot = ll->cap = ll->push = 0;
-    size_t slot = pld__ll_slot_bytes((size_t)pld__setting_num(PLD__S_LL_BYTES), cap);
+    size_t slot = slot_bytes((size_t)pld__setting_num(PLD__S_LL_BYTES), cap);
     if (!slot)
         return PLD_OK;
     char bname[PLD__NAME_MAX + 16], fname[PLD__NAME_MAX + 16];
@@ -108,56 +110,81 @@ void pld__ll_launch_end(pld_world *w, pld_status st)
         atomic_store(&w->sh->ll_used, 1);
 }
 
-int pld__ll_takes(size_t per_peer, pld__ll_form form, int t, size_t slot, int explicit_set)
+/* Why a call takes the credit rounds; LL_TAKE: it takes the one round. */
+typedef enum ll_why {
+    LL_TAKE,
+    LL_ONE_RANK,
+    LL_OFF,      /* PLD_LL_BYTES=0 */
+    LL_TOO_MANY, /* a group of more than LL_MAX_RANKS: no inbox */
+    LL_CORES,    /* a multi-core call */
+    LL_MUTANT,   /* a planted bug of the credit rounds runs */
+    LL_NESTED,   /* inside another builtin */
+    LL_TOO_BIG,  /* per_peer > the slot */
+    LL_PUSH,     /* allgather, all_to_all without PLD_LL_BYTES set */
+    LL_TOO_MUCH, /* a reduction of P-1 copies beyond 4 slots */
+} ll_why;
+
+/* Only what every rank of the group agrees on: the call's arguments and
+ * the group's inbox, never the environment or a rank's own state. */
+static ll_why decide(const pld_ctx *c, const pld__ll_inbox *in, size_t per_peer, pld__ll_form form)
 {
-    if (t < 2 || slot == 0 || per_peer > slot)
-        return 0;
-    if (form == PLD__LL_PUSH)
-        return explicit_set;
-    if (form == PLD__LL_REDUCE)
-        return (size_t)(t - 1) * per_peer <= 4 * slot;
-    return 1;
+    if (c->nranks < 2)
+        return LL_ONE_RANK;
+    if (in->box_win < 0) /* no inbox: the setting is 0, or the group too large */
+        return c->nranks > LL_MAX_RANKS ? LL_TOO_MANY : LL_OFF;
+    if (c->core > 0 || c->ncores > 1)
+        return LL_CORES;
+    if (PLD__MUTANT_CREDIT())
+        return LL_MUTANT;
+    if (c->depth > 1)
+        return LL_NESTED;
+    size_t slot = (size_t)in->slot;
+    if (per_peer > slot)
+        return LL_TOO_BIG;
+    if (form == PLD__LL_PUSH && !in->push)
+        return LL_PUSH;
+    if (form == PLD__LL_REDUCE && (size_t)(c->nranks - 1) * per_peer > 4 * slot)
+        return LL_TOO_MUCH;
+    return LL_TAKE;
 }
 
-/* Why a call cannot take the path (NULL: it can). */
-static const char *refusal(const pld_ctx *c, const pld__ll_inbox *in, size_t per_peer,
-                           pld__ll_form form, char *why, size_t n)
+/* The listing's line for a call on the credit rounds (formatted only when
+ * a listing records). */
+static void note_credit(pld_ctx *c, ll_why why, const pld__ll_inbox *in, size_t per_peer)
 {
-    if (in->box_win < 0) {
-        size_t setting = (size_t)pld__setting_num(PLD__S_LL_BYTES);
-        if (setting == 0)
-            return "PLD_LL_BYTES=0";
-        snprintf(why, n, "no inbox for a group of %d ranks (more than %d)", c->nranks,
-                 LL_MAX_RANKS);
-        return why;
+    static const char *const fixed[] = {
+        [LL_ONE_RANK] = "one rank",
+        [LL_OFF] = "PLD_LL_BYTES=0",
+        [LL_CORES] = "a multi-core call",
+        [LL_MUTANT] = "a planted bug of the credit rounds runs",
+        [LL_NESTED] = "called inside another builtin",
+        [LL_PUSH] = "the push is one round already; PLD_LL_BYTES set sends it through the inbox",
+    };
+    switch (why) {
+    case LL_TOO_MANY:
+        pld__note(c, "path: credit rounds (no inbox for a group of %d ranks (more than %d))",
+                  c->nranks, LL_MAX_RANKS);
+        break;
+    case LL_TOO_BIG:
+        pld__note(c, "path: credit rounds (%zu B per peer > %d (PLD_LL_BYTES))", per_peer,
+                  (int)in->slot);
+        break;
+    case LL_TOO_MUCH:
+        pld__note(c, "path: credit rounds (reducing %d copies of %zu B > 4 x %d)", c->nranks - 1,
+                  per_peer, (int)in->slot);
+        break;
+    default:
+        pld__note(c, "path: credit rounds (%s)", fixed[why]);
+        break;
     }
-    if (c->core > 0 || c->ncores > 1)
-        return "a multi-core call";
-    if (PLD__MUTANT_CREDIT())
-        return "a planted bug of the credit rounds runs";
-    if (c->depth > 1)
-        return "called inside another builtin";
-    if (per_peer > (size_t)in->slot) {
-        snprintf(why, n, "%zu B per peer > %d (PLD_LL_BYTES)", per_peer, (int)in->slot);
-        return why;
-    }
-    if (!pld__ll_takes(per_peer, form, c->nranks, (size_t)in->slot, in->push)) {
-        if (form == PLD__LL_PUSH)
-            return "the push is one round already; PLD_LL_BYTES set sends it through the inbox";
-        snprintf(why, n, "reducing %d copies of %zu B > 4 x %d", c->nranks - 1, per_peer,
-                 (int)in->slot);
-        return why;
-    }
-    return NULL;
 }
 
 int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll)
 {
     const pld__ll_inbox *in = c->team ? &c->team->ll : &c->sh->ll;
-    char buf[128];
-    const char *why = c->nranks > 1 ? refusal(c, in, per_peer, form, buf, sizeof buf) : "one rank";
-    if (why) {
-        pld__note(c, "path: credit rounds (%s)", why);
+    ll_why why = decide(c, in, per_peer, form);
+    if (why != LL_TAKE) {
+        note_credit(c, why, in, per_peer);
         return 0;
     }
     ll->box = win(c->w, in->box_win);

@@ -32,10 +32,6 @@
 
 #include "coll/coll_util.h"
 
-/* Bytes per slot for a group of t ranks when PLD_LL_BYTES is `setting`;
- * 0: no one-round path. */
-size_t pld__ll_slot_bytes(size_t setting, int t);
-
 /* The world's inboxes (world init) and a team's (sized for its largest
  * group); PLD_OK and no windows when the path is off. */
 pld_status pld__ll_world_init(pld_world *w);
@@ -77,10 +73,6 @@ typedef enum pld__ll_form { PLD__LL_COPY, PLD__LL_PUSH, PLD__LL_REDUCE } pld__ll
  * one-round path. The choice depends only on arguments every rank agrees
  * on and the group's slot size. Call after pld__coll_enter. */
 int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll);
-/* 1 when a call of the group of `t` ranks with slot `slot` bytes takes the
- * one-round path (what pld__ll_begin decides, for the cost cards);
- * explicit: PLD_LL_BYTES is set in the environment. */
-int pld__ll_takes(size_t per_peer, pld__ll_form form, int t, size_t slot, int explicit_setting);
 /* Sends n bytes at src (n = 0: nothing) to peer's slot, then its flag. */
 void pld__ll_send(pld_ctx *c, const pld__ll *ll, int peer, const void *src, size_t n,
                   pld_dtype dtype);

@@ -16,11 +16,21 @@
  * user's signal is not touched. */
 #include "coll/ll.h"
 
+/* Every peer's row out of the inbox into its row of the [P,S] window t2,
+ * left neighbour first (allgather, all_to_all). */
+static void copy_out_rows(pld_ctx *c, const char *api, const pld__ll *ll, pld_dtensor t2)
+{
+    int me = c->rank, p = c->nranks;
+    for (int i = 1; i < p; i++) {
+        int src = (me + p - i) % p;
+        pld__ll_copy_out(c, api, ll, src, t2, src, t2.shape[1]);
+    }
+}
+
 int pld__ll_allgather(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2, int inplace)
 {
     pld__ll ll;
-    int64_t s = t2.shape[1];
-    size_t row = (size_t)s * pld_dtype_size(t2.dtype);
+    size_t row = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     if (!pld__ll_begin(c, row, PLD__LL_PUSH, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
@@ -30,18 +40,14 @@ int pld__ll_allgather(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2
     pld__ll_wait_all(c, &ll);
     if (!inplace) /* my own row */
         pld__coll_put_rows(c, api, t2, me, me, l2, 0, 1);
-    for (int i = 1; i < p; i++) {
-        int src = (me + p - i) % p;
-        pld__ll_copy_out(c, api, &ll, src, t2, src, s);
-    }
+    copy_out_rows(c, api, &ll, t2);
     return 1;
 }
 
 int pld__ll_all_to_all(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2)
 {
     pld__ll ll;
-    int64_t s = t2.shape[1];
-    size_t row = (size_t)s * pld_dtype_size(t2.dtype);
+    size_t row = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     if (!pld__ll_begin(c, row, PLD__LL_PUSH, &ll))
         return 0;
     int me = c->rank, p = c->nranks;
@@ -52,10 +58,7 @@ int pld__ll_all_to_all(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor i
     }
     pld__ll_wait_all(c, &ll);
     pld__coll_put_rows(c, api, t2, me, me, in2, me, 1);
-    for (int i = 1; i < p; i++) {
-        int src = (me + p - i) % p;
-        pld__ll_copy_out(c, api, &ll, src, t2, src, s);
-    }
+    copy_out_rows(c, api, &ll, t2);
     return 1;
 }
 

@@ -202,43 +202,8 @@ static int repeats(const ir_list *l, int i, int period)
     }
 }
 
-/* A growable string. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown)
-            return;
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) PLD__PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sb_add(b, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
 /* Number position p of line i+k, folded over m repetitions of period. */
-static void fold_number(sbuf *b, const ir_list *l, int i, int period, int k, int m, int p)
+static void fold_number(pld__text *b, const ir_list *l, int i, int period, int k, int m, int p)
 {
     long long first = l->v[i + k].num[p];
     long long step = m > 1 ? l->v[i + period + k].num[p] - first : 0;
@@ -247,34 +212,34 @@ static void fold_number(sbuf *b, const ir_list *l, int i, int period, int k, int
         if (l->v[i + r * period + k].num[p] != first + step * r)
             arith = 0;
     if (arith && step == 0) {
-        sb_printf(b, "%lld", first);
+        pld__text_printf(b, "%lld", first);
     } else if (arith && step == 1) {
-        sb_printf(b, "{%lld..%lld}", first, first + m - 1);
+        pld__text_printf(b, "{%lld..%lld}", first, first + m - 1);
     } else if (arith) {
-        sb_printf(b, "{%lld..%lld step %lld}", first, first + step * (m - 1), step);
+        pld__text_printf(b, "{%lld..%lld step %lld}", first, first + step * (m - 1), step);
     } else {
-        sb_add(b, "{", 1);
+        pld__text_add(b, "{", 1);
         for (int r = 0; r < m; r++) {
             if (r == 6 && m > 8) {
-                sb_printf(b, ",...,%lld", l->v[i + (m - 1) * period + k].num[p]);
+                pld__text_printf(b, ",...,%lld", l->v[i + (m - 1) * period + k].num[p]);
                 break;
             }
-            sb_printf(b, r ? ",%lld" : "%lld", l->v[i + r * period + k].num[p]);
+            pld__text_printf(b, r ? ",%lld" : "%lld", l->v[i + r * period + k].num[p]);
         }
-        sb_add(b, "}", 1);
+        pld__text_add(b, "}", 1);
     }
 }
 
-static void fold_line(sbuf *b, const ir_list *l, int i, int period, int k, int m)
+static void fold_line(pld__text *b, const ir_list *l, int i, int period, int k, int m)
 {
     int p = 0;
     b->n = 0;
-    sb_add(b, "", 0);
+    pld__text_add(b, "", 0);
     for (const char *s = l->v[i + k].skel; *s; s++) {
         if (*s == '#')
             fold_number(b, l, i, period, k, m, p++);
         else
-            sb_add(b, s, 1);
+            pld__text_add(b, s, 1);
     }
 }
 
@@ -282,7 +247,7 @@ static void fold_line(sbuf *b, const ir_list *l, int i, int period, int k, int m
  * line ("... x4") or a loop ("loop x4 {" ... "}"). Returns 1 if it folded. */
 static int fold_pass(const ir_list *in, ir_list *out)
 {
-    sbuf b = {0};
+    pld__text b = {0};
     int folded = 0;
     for (int i = 0; i < in->n;) {
         int best_p = 1, best_m = repeats(in, i, 1);
@@ -298,7 +263,7 @@ static int fold_pass(const ir_list *in, ir_list *out)
             list_push(out, depth, in->v[i].text);
         } else if (best_p == 1) {
             fold_line(&b, in, i, 1, 0, best_m);
-            sb_printf(&b, "  x%d", best_m);
+            pld__text_printf(&b, "  x%d", best_m);
             list_push(out, depth, b.s);
             folded = 1;
         } else {
