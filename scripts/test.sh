@@ -14,6 +14,10 @@ run() { # build-dir sanitizer [extra ctest args]
     cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON \
         ${PLD_CMAKE_EXTRA:-} >/dev/null
     cmake --build "$dir" -j"$jobs" >/dev/null
+    # the cost model's parameters, measured once per build before the tests
+    # load the machine (a sanitizer build measures its own, slower, speeds)
+    export PLD_TUNE_FILE="$PWD/$dir/tune.txt"
+    "$dir/pld" tune >/dev/null
     # a sleeping rank must not be mistaken for a hang: generous per-test timeouts
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300 "$@"
 }

@@ -21,6 +21,7 @@
 #include "explore.h"
 #include "pld/pld.h"
 #include "trace_merge.h"
+#include "tune.h"
 
 static int usage(FILE *out)
 {
@@ -31,6 +32,7 @@ static int usage(FILE *out)
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
                  "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
+                 "  tune [--show]                 measure the cost model's parameters (PLD_AUTO)\n"
                  "  trace merge OUT IN...         merge per-rank traces (mpi) into one\n"
                  "  help                          this text; 'pld <command> --help' for more\n"
                  "  --version                     the version of libpld this tool runs with\n");
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
         return cost_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "explore"))
         return explore_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return tune_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace"))
         return trace_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help"))

@@ -317,5 +317,6 @@ PLD_API pld_status pld_ir_dump(const pld_world *w, FILE *out);
 
 #include "pld/coll.h"
 #include "pld/team.h"
+#include "pld/tune.h"
 
 #endif /* PLD_PLD_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pld_allreduce: argument checks and the choice of algorithm. */
 #include "coll/ll.h"
+#include "trace/trace.h"
 
 void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,
                          pld_allreduce_mode mode, int core_num)
@@ -41,8 +42,9 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.core_num = core_num;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
                     ops[op], mode_name);
-    /* auto: one round (ll.h) when it is small, else the two-phase form from
-     * 3 ranks and 16 KiB on, else the mesh (pld__allreduce_auto_rs_ag) */
+    /* auto: one round (ll.h) when it is small, else the two-phase form or
+     * the mesh, whichever the cost model predicts faster
+     * (pld__allreduce_auto_rs_ag) */
     if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
         ;
     else if (mode == PLD_AUTO && core_num == 1 && pld__allreduce_auto_rs_ag(c, data))
@@ -58,19 +60,26 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     pld__coll_leave(c, signal);
 }
 
-/* Measured on a 2-core machine (docs/performance.md, "Allreduce: which
- * algorithm"): the two-phase form reads 2(P-1)/P of the data where the
- * mesh reads P-1 times all of it, and from 3 ranks and 16 KiB on it took
- * 0.33-0.87 of the mesh's time (P = 4, 8); below, or at P = 2, its two
- * extra rounds cost more than the bytes it saves. */
-#define AUTO_RS_AG_MIN_BYTES (16 * 1024)
-
+/* Above the one-round size PLD_AUTO asks the cost model (src/tune/) with
+ * the world's measured parameters: the two-phase form reads 2(P-1)/P of
+ * the data in 3 rounds, the mesh (P-1) times all of it in 1 + chunks
+ * rounds. The ring is no candidate: it needs a signal of its own shape,
+ * [2(P-1), P]. Every input is the same on every rank (the profile's
+ * UB, not the free UB), so every rank chooses alike. */
 int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data)
 {
-    size_t bytes = (size_t)pld__dtensor_numel(data) * pld_dtype_size(data.dtype);
-    int take = c->nranks >= 3 && bytes >= AUTO_RS_AG_MIN_BYTES;
-    pld__note(c, "auto: %s (%zu B, %d ranks; the two-phase form from 3 ranks and %d B on)",
-              take ? "rs_ag" : "mesh", bytes, c->nranks, AUTO_RS_AG_MIN_BYTES);
+    size_t esz = pld_dtype_size(data.dtype);
+    size_t bytes = (size_t)pld__dtensor_numel(data) * esz;
+    double pred[3];
+    pld_allreduce_mode m = pld_tune_allreduce_auto(&c->w->sh->tune, c->nranks, bytes, esz,
+                                                   c->w->profile.ub_bytes, pred);
+    int take = m == PLD_RS_AG;
+    pld__note(c,
+              "auto: %s (predicted %.1f us; mesh %.1f us, rs_ag %.1f us, ring %.1f us; %zu B, "
+              "%d ranks)",
+              take ? "rs_ag" : "mesh", pred[take ? 2 : 0], pred[0], pred[2], pred[1], bytes,
+              c->nranks);
+    pld__trace_choice(c, take ? "auto: rs_ag" : "auto: mesh", pred[take ? 2 : 0]);
     return take;
 }
 

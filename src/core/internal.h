@@ -153,6 +153,7 @@ typedef struct pld__world_shared {
     int32_t agree_win;              /* agreement check's window id, -1 when off */
     pld__ll_inbox ll;               /* the world's one-round inboxes (coll/ll.c) */
     _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
+    pld_tune tune;                  /* the cost model's parameters (src/tune/) */
     uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[]; /* nranks entries */

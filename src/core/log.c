@@ -53,7 +53,10 @@ int pld__log_on(int level, unsigned subsys)
 
 void pld__log_reload(void)
 {
-    /* world init has checked both, so the values are the environment's */
+    /* world init has checked both, so the values are the environment's;
+     * the cost model's measuring worlds keep the program's log as it is */
+    if (pld__settings_are_defaults())
+        return;
     atomic_store_explicit(&log_level, (int)pld__setting_num(PLD__S_DEBUG), memory_order_relaxed);
     atomic_store_explicit(&log_subsys, (int)pld__setting_num(PLD__S_DEBUG_SUBSYS),
                           memory_order_relaxed);

@@ -21,6 +21,7 @@
  *   PLD_PIN              bool      pin rank r to CPU r mod n (auto: when oversubscribed)
  *   PLD_MPI_SHM          bool      0: the mpi transport moves data with MPI RMA even
  *                                  when every rank shares this node's memory
+ *   PLD_TUNE_FILE        path      the cost model's measured parameters (src/tune/)
  *   PLD_MUTANT           name      a planted protocol bug; read by the test library
  *                                  pld_mutants only (src/coll/mutant.c), never checked
  *
@@ -193,6 +194,12 @@ static const pld__setting table[PLD__S_COUNT_] = {
                         .dflt_text = "1",
                         .doc = "0: the mpi transport moves data with MPI RMA even when every "
                                "rank shares this node's memory"},
+    [PLD__S_TUNE_FILE] = {.name = "PLD_TUNE_FILE",
+                          .type = PLD__SET_PATH,
+                          .dflt_text = "$XDG_CACHE_HOME/pld/tune.txt, else ~/.cache/pld/tune.txt",
+                          .doc = "the machine's cost-model parameters, which PLD_AUTO predicts "
+                                 "with: read at world init, measured and written there when "
+                                 "the file does not exist; `pld tune` rewrites it"},
     [PLD__S_MUTANT] = {.name = "PLD_MUTANT",
                        .type = PLD__SET_NAME,
                        .dflt_text = "none",
@@ -548,10 +555,29 @@ pld_status pld__setting_parse(pld__setting_id id, const char *text, pld__setting
     return st;
 }
 
+/* Set on a thread while it builds the worlds that measure the cost model
+ * (src/tune/tune_measure.c): they must run as pld's defaults do, whatever
+ * the program's environment asks for (a trace, the explorer, checks). */
+static _Thread_local int defaults_only;
+
+void pld__settings_defaults_only(int on)
+{
+    defaults_only = on;
+}
+
+int pld__settings_are_defaults(void)
+{
+    return defaults_only;
+}
+
+static const char *env_of(const pld__setting *s)
+{
+    return s && !defaults_only ? getenv(s->name) : NULL;
+}
+
 pld_status pld__setting_read(pld__setting_id id, pld__setting_value *out, char *msg, size_t msgsz)
 {
-    const pld__setting *s = pld__setting_get(id);
-    return pld__setting_parse(id, s ? getenv(s->name) : NULL, out, msg, msgsz);
+    return pld__setting_parse(id, env_of(pld__setting_get(id)), out, msg, msgsz);
 }
 
 pld_status pld__settings_check(char *msg, size_t msgsz)
@@ -578,7 +604,6 @@ int64_t pld__setting_num(pld__setting_id id)
 
 const char *pld__setting_str(pld__setting_id id)
 {
-    const pld__setting *s = pld__setting_get(id);
-    const char *v = s ? getenv(s->name) : NULL;
+    const char *v = env_of(pld__setting_get(id));
     return v && *v ? v : NULL;
 }

@@ -54,6 +54,7 @@ typedef enum pld__setting_id {
     PLD__S_YIELDS,
     PLD__S_PIN,
     PLD__S_MPI_SHM,
+    PLD__S_TUNE_FILE,
     PLD__S_MUTANT,
     PLD__S_COUNT_
 } pld__setting_id;
@@ -103,6 +104,10 @@ pld_status pld__settings_check(char *msg, size_t msgsz);
  * transport's set-up): the environment's when it parses, else the default.
  * World init has checked every setting before these run. */
 int64_t pld__setting_num(pld__setting_id id);
+/* on: this thread reads every setting as unset (the defaults) until off;
+ * for the worlds the cost model measures with (src/tune/). */
+void pld__settings_defaults_only(int on);
+int pld__settings_are_defaults(void);
 /* The environment's text, NULL when unset or empty. */
 const char *pld__setting_str(pld__setting_id id);
 

@@ -10,6 +10,7 @@
 #include "core/team.h"
 #include "core/hooks.h"
 #include "core/internal.h"
+#include "tune/tune.h"
 
 static _Thread_local char init_errmsg[1024];
 
@@ -135,6 +136,10 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg, const pld__
         hooks->world_end(w);
         goto err_trace;
     }
+    /* the cost model's parameters, measured before this world's ranks
+     * exist when there are none yet (mpi: rank 0's process, at world_ready) */
+    if (nlaunched <= 0 && (st = pld__tune_prepare()) != PLD_OK)
+        goto err_hooks;
     st = w->tp->world_init(w);
     if (st != PLD_OK) {
         pld__init_fail(st, "pld_world_init: transport '%s': %s", w->tp->name, w->errmsg);
@@ -162,6 +167,10 @@ pld_status pld__world_create(pld_world **out, const pld_config *cfg, const pld__
     PLD__LOGS(PLD__LOG_INFO, PLD__SUB_CHECK, -1, "checks: signals %s, race %s, arguments %s",
               w->check & PLD_CHECK_SIGNALS ? "on" : "off", w->check & PLD_CHECK_RACE ? "on" : "off",
               w->check & PLD_CHECK_NOARGS ? "off" : "on");
+    PLD__LOGS(PLD__LOG_INFO, PLD__SUB_INIT, -1,
+              "cost model: %s parameters (round %.3g us, hand-over %.3g us, %d CPUs)",
+              w->sh->tune.measured ? "measured" : "built-in", w->sh->tune.round_us,
+              w->sh->tune.handover_us, w->sh->tune.cpus);
     *out = w;
     return PLD_OK;
 

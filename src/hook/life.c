@@ -15,6 +15,7 @@
 #include "hook/hook.h"
 #include "trace/ir_rec.h"
 #include "trace/trace.h"
+#include "tune/tune.h"
 
 static pld_status world_begin(pld_world *w)
 {
@@ -64,6 +65,8 @@ static pld_status world_ready(pld_world *w)
         return pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
     if ((st = pld__ll_world_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: one-round inboxes: %s", w->errmsg);
+    if ((st = pld__tune_world_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
     return PLD_OK;
 }
 

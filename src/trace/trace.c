@@ -36,6 +36,7 @@ typedef struct pld__trace_ev {
     uint64_t t0, t1;  /* ns, CLOCK_MONOTONIC (the same clock in every process) */
     int64_t bytes;    /* payload, or -1 */
     int64_t urma[6];  /* urma.send: peer, rows, SQEs, WQEBBs, NOPs, doorbells */
+    double pred_us;   /* a choice of PLD_AUTO: its predicted time, else -1 */
     const char *team; /* the team of the view that made it (its name lives as
                          long as the world), or NULL */
     int team_rank;
@@ -78,6 +79,7 @@ void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
                                     .t1 = pld__now_ns(),
                                     .bytes = bytes,
                                     .urma = {-1},
+                                    .pred_us = -1,
                                     .team = c->team ? c->team->name : NULL,
                                     .team_rank = c->rank,
                                     .flow = -1};
@@ -114,6 +116,17 @@ void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t w
         int64_t *u = b->ev[b->n - 1].urma;
         u[0] = peer, u[1] = rows, u[2] = sqes, u[3] = wqebbs, u[4] = nops, u[5] = doorbells;
     }
+}
+
+void pld__trace_choice(pld_ctx *c, const char *name, double predicted_us)
+{
+    pld__trace_buf *b = c->trace;
+    if (!b)
+        return;
+    size_t n = b->n;
+    pld__trace_end(c, name, pld__now_ns(), -1);
+    if (b->n == n + 1) /* appended (not out of memory) */
+        b->ev[n].pred_us = predicted_us;
 }
 
 pld__trace_buf *pld__trace_open(void)
@@ -220,6 +233,10 @@ static int write_part(pld_ctx *c, const pld__trace_buf *b, const char *path)
                     ",\"wqebbs\":%" PRId64 ",\"nops\":%" PRId64 ",\"doorbells\":%" PRId64
                     ",\"cqes\":1",
                     sep, e->urma[0], e->urma[1], e->urma[2], e->urma[3], e->urma[4], e->urma[5]);
+            sep = ",";
+        }
+        if (e->pred_us >= 0) {
+            fprintf(f, "%s\"predicted_us\":%.3f", sep, e->pred_us);
             sep = ",";
         }
         if (e->flow >= 0) { /* last in args: trace_merge.c reads it */

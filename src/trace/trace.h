@@ -38,6 +38,9 @@ void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
  * per-rank files into the trace when it can read them all; frees the
  * trace's host state. */
 void pld__trace_world_end(pld_world *w);
+/* A zero-length slice named after an algorithm choice ("auto: rs_ag",
+ * a static string) with the predicted time in its args. */
+void pld__trace_choice(pld_ctx *c, const char *name, double predicted_us);
 /* A "urma.send" slice carrying the queue model's numbers for one peer. */
 void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs, int64_t nops,
                      int64_t doorbells, uint64_t t0);

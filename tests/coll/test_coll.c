@@ -253,8 +253,8 @@ static void one_call_kernel(pld_ctx *c, void *arg)
 
 /* Bytes to and from peers, and self copies, of one call on rank r: the
  * credit rounds' card, or (one_round) the one-round path's. N = P*S fp32. */
-static void card_of(int which, int p, int r, uint64_t n, int one_round, uint64_t *moved,
-                    uint64_t *self)
+static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto_rs_ag,
+                    uint64_t *moved, uint64_t *self)
 {
     uint64_t P = (uint64_t)p, row = n / P;
     *self = 0;
@@ -287,8 +287,8 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, uint64_t
     case C_REDUCE_SCATTER:
         *moved = (P - 1) * row;
         break;
-    case C_AUTO: /* above the one-round size: rs_ag from 3 ranks and 16 KiB on */
-        if (p < 3 || n < 16 * 1024) {
+    case C_AUTO: /* above the one-round size: the cost model's pick */
+        if (!auto_rs_ag) {
             *moved = (P - 1) * n;
             break;
         }
@@ -332,11 +332,19 @@ static void check_card(int p, int which, int64_t s)
         one_round = one_round && (uint64_t)(p - 1) * per_peer <= 4 * slot;
     if (which == C_ALLGATHER || which == C_ALL_TO_ALL)
         one_round = one_round && set && *set;
+    /* allreduce auto above the one-round size: what the world's cost model
+     * predicts faster, with the profile's UB */
+    pld_tune tune;
+    pld_info_limits lim;
+    cr_assert_eq(pld_world_tune(f.w, &tune), PLD_OK);
+    pld_world_limits(f.w, &lim);
+    int rs_ag =
+        pld_tune_allreduce_auto(&tune, p, n, sizeof(float), lim.ub_bytes, NULL) == PLD_RS_AG;
     for (int r = 0; r < p; r++) {
         pld_counters k;
         cr_assert_eq(pld_rank_counters(f.w, r, &k), PLD_OK);
         uint64_t moved = k.bytes_to_peers + k.bytes_from_peers, want, self;
-        card_of(which, p, r, n, one_round, &want, &self);
+        card_of(which, p, r, n, one_round, rs_ag, &want, &self);
         cr_expect_eq(moved, want,
                      "collective %d P=%d S=%lld rank %d (%s) moved %llu bytes, card "
                      "says %llu",

@@ -58,10 +58,12 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
     cr_assert_eq(res.ncalls, 2);
     size_t esz = pld_dtype_size(dt);
     uint64_t P = (uint64_t)p;
+    pld_tune tune;
+    pld_world_tune(w, &tune);
     for (int q = 0; q < p; q++) {
         bench_card k;
         bench_card_make(c, mode, p, q, root, &res.shape, esz, lim.ub_bytes, pld_world_ll_bytes(w),
-                        &k);
+                        &tune, &k);
         const pld_counters *m = &res.counters[q];
         const char *what = bench_coll_name(c);
 #define CARD_EQ(field, want)                                                                       \

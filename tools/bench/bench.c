@@ -623,6 +623,7 @@ static void run_combo(bench_state *s, bench_coll c, const bench_mode modes[2], p
                                      .ll_bytes = s->team ? pld_team_ll_bytes(s->team)
                                                          : pld_world_ll_bytes(s->w),
                                      .average = (int)o->average};
+                pld_world_tune(s->w, &rs.tune);
                 const bench_class *gc = &res[g].cls[k];
                 bench_row row;
                 uint64_t moved;

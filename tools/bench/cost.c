@@ -152,10 +152,12 @@ static void card_one_round(bench_coll c, bench_mode mode, int p, int rank, int r
         k->self = rank == root ? 0 : n;
         break;
     case BENCH_REDUCE_SCATTER:
-        k->to_peers = k->self = (P - 1) * row;
+        k->to_peers = k->self = k->reduced = (P - 1) * row;
+        k->staged = row;
         break;
     default: /* allreduce */
-        k->to_peers = k->self = (P - 1) * n;
+        k->to_peers = k->self = k->reduced = (P - 1) * n;
+        k->staged = n;
         break;
     }
     k->rounds = 1;
@@ -163,7 +165,8 @@ static void card_one_round(bench_coll c, bench_mode mode, int p, int rank, int r
 
 /* The credit rounds (the builtins' C files). */
 static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root,
-                        const bench_shape *sh, size_t elt, size_t ub_bytes, bench_card *kp)
+                        const bench_shape *sh, size_t elt, size_t ub_bytes, const pld_tune *tune,
+                        bench_card *kp)
 {
     bench_card k = {0};
     uint64_t P = (uint64_t)p, row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
@@ -191,28 +194,36 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.rounds = 1;
         break;
     case BENCH_REDUCE_SCATTER: /* pull row `me` from every peer */
-        k.from_peers = (P - 1) * row;
+        k.from_peers = k.reduced = (P - 1) * row;
+        k.staged = row;
         k.rounds = 2;
         break;
     case BENCH_ALLREDUCE:
         if (mode == BENCH_MODE_RING) {
             /* reduce-scatter pulls every segment but mine, allgather every
              * segment but my right neighbour's */
-            if (p > 1)
+            if (p > 1) {
                 k.from_peers = (uint64_t)(2 * sh->count - ring_seg(sh->count, p, rank) -
                                           ring_seg(sh->count, p, rank + 1)) *
                                elt;
+                k.reduced = k.staged = (uint64_t)(sh->count - ring_seg(sh->count, p, rank)) * elt;
+            }
             k.rounds = 2 * (p - 1);
         } else if (mode == BENCH_MODE_RS_AG ||
-                   (mode == BENCH_MODE_AUTO && p >= 3 && n >= 16 * 1024)) {
+                   (mode == BENCH_MODE_AUTO &&
+                    pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL) == PLD_RS_AG)) {
             /* my segment from every peer, then every other segment once */
             int64_t mine = ring_seg(sh->count, p, rank);
-            if (p > 1)
+            if (p > 1) {
                 k.from_peers = (uint64_t)((int64_t)(p - 1) * mine + (sh->count - mine)) * elt;
+                k.reduced = (uint64_t)((int64_t)(p - 1) * mine) * elt;
+                k.staged = (uint64_t)mine * elt;
+            }
             k.rounds = 3;
         } else {
             int64_t ch = mesh_chunk(ub_bytes, elt);
-            k.from_peers = (P - 1) * n;
+            k.from_peers = k.reduced = (P - 1) * n;
+            k.staged = n;
             k.rounds = 1 + (int)((sh->count + ch - 1) / ch);
         }
         break;
@@ -224,18 +235,42 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
 
 void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
                      const bench_shape *sh, size_t elt, size_t ub_bytes, size_t ll_bytes,
-                     bench_card *out)
+                     const pld_tune *tune, bench_card *out)
+{
+    bench_card_make_path(c, mode, p, rank, root, sh, elt, ub_bytes,
+                         bench_card_one_round(c, mode, p, sh, elt, ll_bytes), tune, out);
+}
+
+void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int root,
+                          const bench_shape *sh, size_t elt, size_t ub_bytes, int one_round,
+                          const pld_tune *tune, bench_card *out)
 {
     bench_card k = {0};
     uint64_t P = (uint64_t)p;
-    if (bench_card_one_round(c, mode, p, sh, elt, ll_bytes))
+    if (one_round)
         card_one_round(c, mode, p, rank, root, (uint64_t)sh->cols * elt, (uint64_t)sh->bytes, &k);
     else
-        card_credit(c, mode, p, rank, root, sh, elt, ub_bytes, &k);
+        card_credit(c, mode, p, rank, root, sh, elt, ub_bytes, tune, &k);
     k.waits = (uint64_t)k.rounds * (P - 1);
     if (p == 1)
         k.rounds = 0, k.waits = 0;
     *out = k;
+}
+
+double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
+                             const bench_card *cards)
+{
+    double copied = 0, reduced = 0;
+    int rounds = 0;
+    for (int r = 0; r < p; r++) {
+        const bench_card *k = &cards[r];
+        double red = (double)k->reduced,
+               cp = (double)(k->to_peers + k->from_peers + k->self + k->staged) - red;
+        copied = cp > copied ? cp : copied;
+        reduced = red > reduced ? red : reduced;
+        rounds = k->rounds > rounds ? k->rounds : rounds;
+    }
+    return pld_tune_predict_us(tune, p, rounds, copied, reduced, (double)p * (double)sh->bytes);
 }
 
 const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
@@ -279,8 +314,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
                      "other segment once); 3 rounds"
                : mode == BENCH_MODE_AUTO
-                   ? "auto: from 3 ranks and 16 KiB on rs_ag (about 2(P-1)/P*N from peers, 3 "
-                     "rounds), else the mesh ((P-1)*N from peers, 1 + chunks rounds)"
+                   ? "auto: whichever of rs_ag (about 2(P-1)/P*N from peers, 3 rounds) and the "
+                     "mesh ((P-1)*N from peers, 1 + chunks rounds) the cost model predicts faster"
                    : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
     default:
         return "?";

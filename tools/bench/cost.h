@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pld/pld.h"
 #include "sweep.h"
 
 typedef enum bench_mode {
@@ -18,7 +19,7 @@ typedef enum bench_mode {
     BENCH_MODE_PULL,    /* broadcast, reduce_scatter */
     BENCH_MODE_MESH,    /* allreduce */
     BENCH_MODE_RING,    /* allreduce */
-    BENCH_MODE_AUTO,    /* allreduce: one round when small, else the mesh (PLD_AUTO) */
+    BENCH_MODE_AUTO,    /* allreduce: one round when small, else the cost model's pick (PLD_AUTO) */
     BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
     BENCH_NMODE
 } bench_mode;
@@ -38,6 +39,9 @@ typedef struct bench_card {
     uint64_t to_peers;   /* bytes written into other ranks' windows */
     uint64_t from_peers; /* bytes read from other ranks' windows */
     uint64_t self;       /* the same paths with peer == this rank */
+    uint64_t reduced;    /* of those bytes, the ones combined with the op, and */
+    uint64_t staged;     /* the results stored from the UB into the window (neither
+                            is a counter: the cost model's work, not the card's) */
     int rounds;          /* synchronisation rounds */
     uint64_t waits;      /* pld_waits of one call on this rank: rounds x (P-1) for every
                             algorithm built from full credit rounds */
@@ -57,10 +61,20 @@ int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape
                          size_t ll_bytes);
 /* The card of one call on `rank` (mode already resolved; root for
  * broadcast; ub_bytes = the profile's UB per core, which sets the chunk
- * count of the mesh allreduce; ll_bytes as for bench_card_one_round). */
+ * count of the mesh allreduce; ll_bytes as for bench_card_one_round; tune:
+ * the world's cost model, whose choice allreduce auto follows). */
 void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
                      const bench_shape *sh, size_t elt, size_t ub_bytes, size_t ll_bytes,
-                     bench_card *out);
+                     const pld_tune *tune, bench_card *out);
+/* As bench_card_make, on the path one_round says (1: the one-round path,
+ * which the caller knows the call has: bench_card_ll_need). */
+void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int root,
+                          const bench_shape *sh, size_t elt, size_t ub_bytes, int one_round,
+                          const pld_tune *tune, bench_card *out);
+/* The time the cost model predicts for a call with these cards (one per
+ * rank): its busiest rank's bytes, working set p x the buffer's size. */
+double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
+                             const bench_card *cards);
 /* 1 when PLD_LL_BYTES is set in the environment. */
 int bench_ll_explicit(void);
 /* The card as a formula: "(P-1)/P*N to peers, N/P self"; one_round: the

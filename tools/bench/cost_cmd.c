@@ -16,7 +16,7 @@
 typedef struct cost_opts {
     cli_shared sh; /* world, dtype, op, mode, root */
     bench_coll coll;
-    int have_coll, have_size, measure;
+    int have_coll, have_size, measure, predict;
     int64_t size;
 } cost_opts;
 
@@ -35,6 +35,8 @@ static int usage(FILE *out)
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
             "      --measure       also run it once (checked) and compare the byte counters\n"
+            "      --predict       the cost model's predicted time of each algorithm and path,\n"
+            "                      with the parameters measured on this machine (pld tune)\n"
             "      --transport T   thread (default) | process, for --measure\n"
             "Prints, per rank, the bytes written to peers, read from peers, copied to itself,\n"
             "and the barrier rounds. Exit status: 0, 1 if a measured counter differs, 2 usage.\n");
@@ -65,6 +67,8 @@ static int parse(cost_opts *o, int argc, char **argv)
             o->have_size = 1;
         } else if (cli_is(&k, arg, NULL, "--measure")) {
             o->measure = 1;
+        } else if (cli_is(&k, arg, NULL, "--predict")) {
+            o->predict = 1;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_usage_error(&k, "unknown option '%s'", arg);
         } else if (o->have_coll) {
@@ -132,6 +136,59 @@ static int card_eq(const bench_card *a, const bench_card *b)
            a->rounds == b->rounds && a->waits == b->waits;
 }
 
+/* One algorithm's (or path's) line of --predict: its busiest rank's card
+ * and the predicted time. */
+static void predict_line(const char *name, int taken, bench_coll c, bench_mode mode, int p,
+                         int root, const bench_shape *sh, size_t esz, size_t ub, int one_round,
+                         const pld_tune *t, bench_card *cards)
+{
+    uint64_t moved = 0, reduced = 0;
+    int rounds = 0;
+    for (int r = 0; r < p; r++) {
+        bench_card_make_path(c, mode, p, r, root, sh, esz, ub, one_round, t, &cards[r]);
+        uint64_t all = cards[r].to_peers + cards[r].from_peers + cards[r].self;
+        moved = all > moved ? all : moved;
+        reduced = cards[r].reduced > reduced ? cards[r].reduced : reduced;
+        rounds = cards[r].rounds > rounds ? cards[r].rounds : rounds;
+    }
+    printf(" %-22s %6d %14llu %14llu %14.2f%s\n", name, rounds, (unsigned long long)moved,
+           (unsigned long long)reduced, bench_card_predict_us(t, p, sh, cards),
+           taken ? "   <- this call" : "");
+}
+
+/* --predict: every algorithm of the collective, and its one-round path
+ * where it has one, with the one the call takes marked. */
+static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_shape *sh,
+                    size_t esz, size_t ub, int one, const pld_tune *t, bench_card *cards)
+{
+    uint64_t per_peer;
+    int has_ll = bench_card_ll_need(c, BENCH_MODE_AUTO, sh, esz, &per_peer) && p > 1;
+    printf("# predicted by the cost model (%s parameters, %d CPUs: round %.3g us, hand-over "
+           "%.3g us per rank beyond the CPUs; `pld tune` measures again)\n",
+           t->measured ? "measured" : "built-in", t->cpus, t->round_us, t->handover_us);
+    printf("#%-22s %6s %14s %14s %14s\n", "algorithm", "rounds", "bytes", "reduced",
+           "predicted us");
+    if (c != BENCH_ALLREDUCE) {
+        if (has_ll && c != BENCH_ALL_TO_ALL_V)
+            predict_line("one round", one, c, mode, p, root, sh, esz, ub, 1, t, cards);
+        predict_line("credit rounds", !one, c, mode, p, root, sh, esz, ub, 0, t, cards);
+        return;
+    }
+    pld_allreduce_mode pick = pld_tune_allreduce_auto(t, p, (size_t)sh->bytes, esz, ub, NULL);
+    int autom = mode == BENCH_MODE_AUTO;
+    if (has_ll)
+        predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, root, sh, esz, ub, 1,
+                     t, cards);
+    predict_line(autom && !one && pick == PLD_MESH ? "mesh (auto's pick)" : "mesh",
+                 mode == BENCH_MODE_MESH || (autom && !one && pick == PLD_MESH), c, BENCH_MODE_MESH,
+                 p, root, sh, esz, ub, 0, t, cards);
+    predict_line("ring", mode == BENCH_MODE_RING, c, BENCH_MODE_RING, p, root, sh, esz, ub, 0, t,
+                 cards);
+    predict_line(autom && !one && pick == PLD_RS_AG ? "rs_ag (auto's pick)" : "rs_ag",
+                 mode == BENCH_MODE_RS_AG || (autom && !one && pick == PLD_RS_AG), c,
+                 BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards);
+}
+
 int cost_main(int argc, char **argv)
 {
     cost_opts o;
@@ -176,8 +233,11 @@ int cost_main(int argc, char **argv)
         pld_world_finalize(w);
         return 1;
     }
+    pld_tune tune;
+    pld_world_tune(w, &tune);
     for (int r = 0; r < p; r++)
-        bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &cards[r]);
+        bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &tune,
+                        &cards[r]);
 
     bench_result res = {0};
     bench_runner *run = NULL;
@@ -255,6 +315,12 @@ int cost_main(int argc, char **argv)
                (long long)res.wrong, mismatches ? "DIFFER from" : "equal");
         if (mismatches || res.wrong)
             status = 1;
+    }
+    if (o.predict) {
+        bench_card *scratch = calloc((size_t)p, sizeof *scratch);
+        if (scratch)
+            predict(o.coll, mode, p, (int)o.sh.root, &sh, esz, lim.ub_bytes, one, &tune, scratch);
+        free(scratch);
     }
     free(mv);
     bench_runner_close(run);

@@ -45,7 +45,7 @@ void bench_row_make(const bench_row_spec *rs, const bench_result *res, int k, be
         const pld_counters *m = &res->counters[q];
         bench_card card;
         bench_card_make(c, rs->mode, cl->t, res->group_rank[q], rs->root, sh, esz, rs->ub_bytes,
-                        rs->ll_bytes, &card);
+                        rs->ll_bytes, &rs->tune, &card);
         uint64_t n = res->ncalls, peer = (m->bytes_to_peers + m->bytes_from_peers) / n;
         if (m->bytes_to_peers != card.to_peers * n || m->bytes_from_peers != card.from_peers * n ||
             m->bytes_self != card.self * n)

@@ -19,6 +19,7 @@ typedef struct bench_row_spec {
     int p;           /* world size */
     size_t ub_bytes; /* the profile's UB per core (mesh allreduce chunks) */
     size_t ll_bytes; /* the one-round threshold of the groups (pld_world_ll_bytes) */
+    pld_tune tune;   /* the world's cost model (allreduce auto's choice) */
     int average;     /* the time column (nccl-tests' -a): 0 the first rank's (rank 0
                         without a team), 1 the mean over ranks, 2 the minimum, 3 the maximum */
 } bench_row_spec;

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/** @file
+ * The cost model PLD_AUTO chooses with, and its parameters as measured on
+ * this machine.
+ *
+ * A call's predicted time is
+ *
+ *     rounds x round(P)  +  f(P) x (bytes copied x copy(ws) + bytes reduced x reduce(ws))
+ *
+ * where round(P) is one full credit round of P ranks (round_us while every
+ * rank has a CPU, plus peer_us per rank beyond two; plus handover_us per
+ * rank beyond the CPUs, because then a round passes the CPUs from rank to
+ * rank), f(P) = max(1, P / cpus) (ranks that share a CPU take turns), the
+ * bytes are those of the busiest rank (its cost card), and copy/reduce are
+ * nanoseconds per byte at the call's working set ws (bytes touched over all
+ * ranks), interpolated between the three measured points (log scale: in the
+ * caches, in the last-level cache, in memory).
+ *
+ * The parameters are measured with pld's own builtins the first time a world
+ * is created without a parameter file (about half a second, once per
+ * machine), and cached in a text file: PLD_TUNE_FILE, else
+ * $XDG_CACHE_HOME/pld/tune.txt, else $HOME/.cache/pld/tune.txt. `pld tune`
+ * measures again, more thoroughly, and rewrites it. Every process of an mpi
+ * job decides with rank 0's parameters. */
+#ifndef PLD_TUNE_H
+#define PLD_TUNE_H
+
+#include <stddef.h>
+
+#include "pld/coll.h"
+#include "pld/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PLD_TUNE_POINTS 3 /**< working-set points of the byte rates */
+
+/** The machine's cost-model parameters. */
+typedef struct pld_tune {
+    int cpus;           /**< CPUs the ranks ran on when measured */
+    double round_us;    /**< one full credit round of 2 ranks, each on its own CPU */
+    double peer_us;     /**< per rank beyond 2 in a round, while every rank has a CPU */
+    double handover_us; /**< per rank beyond the CPUs, per round */
+    double ws_bytes[PLD_TUNE_POINTS];  /**< working sets of the rate points, ascending */
+    double copy_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank copies, at each point */
+    double reduce_ns[PLD_TUNE_POINTS]; /**< ns per byte a rank reduces (read, combine, write) */
+    int measured;                      /**< 1: measured on a machine; 0: pld's built-in defaults */
+} pld_tune;
+
+/** The parameter file in use: PLD_TUNE_FILE, else the cache path above
+ * (never NULL; "" when no path can be formed: no HOME). */
+PLD_API const char *pld_tune_path(void);
+/** Reads a parameter file (path NULL: pld_tune_path()). PLD_ERR_ARG names
+ * the line and the value when the file is not one pld wrote;
+ * PLD_ERR_SYSTEM when it cannot be read. */
+PLD_API pld_status pld_tune_load(const char *path, pld_tune *out);
+/** Writes t to path (NULL: pld_tune_path()), creating its directory;
+ * atomically (a reader sees the old or the new file, never half). */
+PLD_API pld_status pld_tune_save(const char *path, const pld_tune *t);
+/** Measures the parameters now with the thread transport (thorough = 0:
+ * about half a second, as at first use; 1: repeats each point more, as
+ * `pld tune`). Ignores the PLD_* environment while it measures. */
+PLD_API pld_status pld_tune_measure(pld_tune *out, int thorough);
+/** The parameters a world decides with (loaded or measured at its init). */
+PLD_API pld_status pld_world_tune(const pld_world *w, pld_tune *out);
+
+/** The predicted time in microseconds of a call on nranks ranks with this
+ * many full rounds, bytes copied and bytes reduced by its busiest rank, and
+ * working set (bytes over all ranks). */
+PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied,
+                                   double reduced, double working_set);
+/** The allreduce algorithm PLD_AUTO takes above the one-round size for
+ * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:
+ * the profile's UB per core, which sets the mesh's chunks): PLD_MESH or
+ * PLD_RS_AG, whichever is predicted faster. predicted_us[0..2], when not
+ * NULL, receives the predictions of mesh, ring and rs_ag. */
+PLD_API pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
+                                                   size_t elt_size, size_t ub_bytes,
+                                                   double predicted_us[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PLD_TUNE_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cost model's predictions (pld/tune.h) and the allreduce choice of
+ * PLD_AUTO above the one-round size. */
+#include <math.h>
+
+#include "core/internal.h"
+#include "tune/tune.h"
+
+void pld__tune_defaults(pld_tune *t)
+{
+    /* measured once on a 2-core x86 machine (docs/performance.md) */
+    *t = (pld_tune){.cpus = 2,
+                    .round_us = 0.3,
+                    .peer_us = 0,
+                    .handover_us = 1.7,
+                    .ws_bytes = {256.0 * 1024, 8.0 * 1024 * 1024, 64.0 * 1024 * 1024},
+                    .copy_ns = {0.05, 0.1, 0.2},
+                    .reduce_ns = {0.1, 0.15, 0.3},
+                    .measured = 0};
+}
+
+/* ns per byte at working set ws: the measured points, log-linear between
+ * them, flat beyond. */
+static double rate(const double *pts, const double *ns, double ws)
+{
+    if (ws <= pts[0])
+        return ns[0];
+    for (int i = 1; i < PLD_TUNE_POINTS; i++)
+        if (ws <= pts[i]) {
+            double x = log(ws / pts[i - 1]) / log(pts[i] / pts[i - 1]);
+            return ns[i - 1] + x * (ns[i] - ns[i - 1]);
+        }
+    return ns[PLD_TUNE_POINTS - 1];
+}
+
+double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied, double reduced,
+                           double working_set)
+{
+    if (!t || nranks < 1 || t->cpus < 1)
+        return 0;
+    double p = nranks, cpus = t->cpus;
+    double with_cpu = (p < cpus ? p : cpus) - 2; /* ranks beyond 2 that have a CPU */
+    double round = t->round_us + t->peer_us * (with_cpu > 0 ? with_cpu : 0) +
+                   t->handover_us * (p > cpus ? p - cpus : 0);
+    double share = p > cpus ? p / cpus : 1; /* ranks that share a CPU take turns */
+    double ns = copied * rate(t->ws_bytes, t->copy_ns, working_set) +
+                reduced * rate(t->ws_bytes, t->reduce_ns, working_set);
+    return rounds * round + share * ns / 1000.0;
+}
+
+pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
+                                           size_t elt_size, size_t ub_bytes, double predicted_us[3])
+{
+    double n = (double)bytes, p = nranks, ws = p * n, part = p > 0 ? (p - 1) / p * n : 0;
+    /* the mesh's chunks: one accumulator tile of the UB, whole cache lines
+     * (pld__coll_chunk_elems with the profile's UB, so every rank agrees) */
+    int64_t count = elt_size ? (int64_t)(bytes / elt_size) : 0;
+    int64_t chunk = elt_size ? (int64_t)(ub_bytes / elt_size) : 1;
+    if (chunk >= 64)
+        chunk -= chunk % 64;
+    if (chunk < 1)
+        chunk = 1;
+    int chunks = (int)((count + chunk - 1) / chunk);
+    /* reduced: the peers' bytes combined; copied: the results stored from
+     * the UB, and what is pulled whole */
+    double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, (p - 1) * n, ws);
+    double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), 2 * part, part, ws);
+    double rs_ag = pld_tune_predict_us(t, nranks, 3, n / p + part, part, ws);
+    if (predicted_us) {
+        predicted_us[0] = mesh;
+        predicted_us[1] = ring;
+        predicted_us[2] = rs_ag;
+    }
+    return nranks >= 2 && rs_ag < mesh ? PLD_RS_AG : PLD_MESH;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cost model PLD_AUTO chooses with (pld/tune.h): its parameter file
+ * read strictly and written whole, measured by the first world that finds
+ * none, its predictions and the allreduce choice, which the listing and the
+ * trace report. No timing is asserted: measured values are only checked to
+ * be numbers a file can hold. */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+/* A fresh directory's file name (not created). */
+static const char *temp_path(const char *name)
+{
+    static char path[256];
+    char dir[] = "/tmp/pld_tune_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const pld_tune sample = {.cpus = 4,
+                                .round_us = 0.25,
+                                .peer_us = 0.05,
+                                .handover_us = 1.5,
+                                .ws_bytes = {1024, 1048576, 67108864},
+                                .copy_ns = {0.01, 0.02, 0.05},
+                                .reduce_ns = {0.03, 0.04, 0.1},
+                                .measured = 1};
+
+Test(tune, save_then_load_gives_the_same_parameters)
+{
+    const char *path = temp_path("sub/dir/tune.txt"); /* directories are made */
+    cr_assert_eq(pld_tune_save(path, &sample), PLD_OK, "%s", pld_last_error());
+    pld_tune t;
+    cr_assert_eq(pld_tune_load(path, &t), PLD_OK, "%s", pld_last_error());
+    cr_expect_eq(t.cpus, 4);
+    cr_expect_float_eq(t.round_us, 0.25, 1e-9);
+    cr_expect_float_eq(t.peer_us, 0.05, 1e-9);
+    cr_expect_float_eq(t.handover_us, 1.5, 1e-9);
+    for (int i = 0; i < PLD_TUNE_POINTS; i++) {
+        cr_expect_float_eq(t.ws_bytes[i], sample.ws_bytes[i], 1e-3);
+        cr_expect_float_eq(t.copy_ns[i], sample.copy_ns[i], 1e-9);
+        cr_expect_float_eq(t.reduce_ns[i], sample.reduce_ns[i], 1e-9);
+    }
+    cr_expect_eq(t.measured, 1);
+}
+
+/* A file pld did not write is PLD_ERR_ARG naming the file, the line and
+ * what is wrong with it. */
+static void expect_bad_file(const char *text, const char *words)
+{
+    const char *path = temp_path("tune.txt");
+    write_text(path, text);
+    pld_tune t;
+    cr_expect_eq(pld_tune_load(path, &t), PLD_ERR_ARG, "%s", text);
+    TU_EXPECT_CONTAINS(pld_last_error(), path);
+    TU_EXPECT_CONTAINS(pld_last_error(), words);
+    TU_EXPECT_CONTAINS(pld_last_error(), "pld tune");
+}
+
+#define GOOD_BODY                                                                                  \
+    "cpus 2\nround_us 0.2\npeer_us 0\nhandover_us 1\nws_bytes 1 2 3\ncopy_ns 1 1 1\n"              \
+    "reduce_ns 1 1 1\n"
+
+Test(tune, a_file_pld_did_not_write_is_refused_by_line)
+{
+    expect_bad_file("hello\n", "line 1: not a pld_tune file");
+    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\n", "line 1: not a pld_tune file");
+    expect_bad_file("pld_tune 1\n" GOOD_BODY, "a key is missing ('measured')");
+    expect_bad_file("pld_tune 1\n" GOOD_BODY "measured 1\ncolour blue\n",
+                    "line 10: unknown key ('colour')");
+    expect_bad_file("pld_tune 1\n" GOOD_BODY "measured 1\ncpus 3\n", "line 10: key given twice");
+    expect_bad_file("pld_tune 1\ncpus two\n", "line 2: not a finite non-negative number ('two')");
+    expect_bad_file("pld_tune 1\nround_us -1\n", "line 2: not a finite non-negative number");
+    expect_bad_file("pld_tune 1\nround_us nan\n", "not a finite non-negative number ('nan')");
+    expect_bad_file("pld_tune 1\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
+    expect_bad_file("pld_tune 1\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
+    expect_bad_file("pld_tune 1\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
+    expect_bad_file("pld_tune 1\ncpus 1.5\n", "line 2: cpus is not a whole number");
+    expect_bad_file("pld_tune 1\nmeasured 2\n", "line 2: measured is 0 or 1");
+}
+
+Test(tune, a_missing_file_is_a_system_error)
+{
+    pld_tune t;
+    const char *path = temp_path("none.txt");
+    cr_expect_eq(pld_tune_load(path, &t), PLD_ERR_SYSTEM);
+    TU_EXPECT_CONTAINS(pld_last_error(), "cannot read");
+    TU_EXPECT_CONTAINS(pld_last_error(), path);
+}
+
+Test(tune, the_path_follows_the_setting_then_the_cache_directories)
+{
+    setenv("PLD_TUNE_FILE", "/x/y.txt", 1);
+    cr_expect_str_eq(pld_tune_path(), "/x/y.txt");
+    unsetenv("PLD_TUNE_FILE");
+    setenv("XDG_CACHE_HOME", "/cache", 1);
+    cr_expect_str_eq(pld_tune_path(), "/cache/pld/tune.txt");
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "/home/u", 1);
+    cr_expect_str_eq(pld_tune_path(), "/home/u/.cache/pld/tune.txt");
+}
+
+/* The first world that finds no file measures and writes it; the next
+ * reads it; both decide with the same parameters. */
+Test(tune, the_first_world_measures_and_writes_the_file, .timeout = 60)
+{
+    const char *path = temp_path("tune.txt");
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_world *w = tu_world("0,1");
+    cr_assert_eq(access(path, R_OK), 0, "no parameter file at %s", path);
+    pld_tune in_world, in_file;
+    cr_assert_eq(pld_world_tune(w, &in_world), PLD_OK);
+    cr_assert_eq(pld_tune_load(path, &in_file), PLD_OK, "%s", pld_last_error());
+    cr_expect_eq(in_world.measured, 1);
+    cr_expect_geq(in_world.cpus, 1);
+    cr_expect(in_world.round_us > 0 && isfinite(in_world.round_us));
+    for (int i = 0; i < PLD_TUNE_POINTS; i++)
+        cr_expect(in_world.copy_ns[i] > 0 && in_world.reduce_ns[i] > 0);
+    /* the world uses what the file says, to the last digit */
+    cr_expect_float_eq(in_file.round_us, in_world.round_us, 0);
+    pld_world_finalize(w);
+    w = tu_world("0-2");
+    pld_tune again;
+    cr_assert_eq(pld_world_tune(w, &again), PLD_OK);
+    cr_expect_float_eq(again.round_us, in_world.round_us, 0);
+    pld_world_finalize(w);
+}
+
+/* A world never starts on parameters it cannot read: the message says
+ * which file and line, and how to get a good one. */
+Test(tune, a_world_refuses_a_bad_parameter_file)
+{
+    const char *path = temp_path("tune.txt");
+    write_text(path, "pld_tune 1\ncpus 0\n");
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {.transport = getenv("PLD_TEST_TRANSPORT")};
+    pld_world *w = NULL;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_ERR_ARG);
+    TU_EXPECT_STARTS(pld_last_error(), "pld_world_init: cost model: pld_tune_load: ");
+    TU_EXPECT_CONTAINS(pld_last_error(), "line 2: cpus is not a whole number >= 1");
+}
+
+Test(tune, predictions_grow_with_rounds_bytes_and_ranks_beyond_the_cpus)
+{
+    const pld_tune *t = &sample;
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 1, 0, 0, 0), 0.25, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 3, 0, 0, 0), 0.75, 1e-9);
+    /* 4 ranks on 4 CPUs: 2 beyond two, 0.05 each */
+    cr_expect_float_eq(pld_tune_predict_us(t, 4, 1, 0, 0, 0), 0.35, 1e-9);
+    /* 6 ranks on 4 CPUs: and 2 hand-overs of 1.5 */
+    cr_expect_float_eq(pld_tune_predict_us(t, 6, 1, 0, 0, 0), 3.35, 1e-9);
+    /* bytes at the rate of their working set: 1000 B copied in the caches
+     * (0.01 ns/B) = 0.01 us; reduced in memory (0.1 ns/B) = 0.1 us */
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 512), 0.01, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 0, 1000, 1e9), 0.1, 1e-9);
+    /* halfway (log scale) between 1 KiB and 1 MiB: halfway between rates */
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 32768), 0.015, 1e-9);
+    /* 8 ranks on 4 CPUs take turns: twice the bytes' time */
+    cr_expect_float_eq(pld_tune_predict_us(t, 8, 0, 1000, 0, 512), 0.02, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(NULL, 2, 1, 0, 0, 0), 0, 1e-12);
+}
+
+/* Expensive rounds favour the mesh's 2 rounds; cheap rounds and expensive
+ * bytes favour the two-phase form's fewer bytes. */
+Test(tune, the_allreduce_choice_follows_the_predictions)
+{
+    pld_tune slow_rounds = sample, fast_rounds = sample;
+    slow_rounds.round_us = 1000;
+    fast_rounds.round_us = 0.001;
+    double pred[3];
+    /* 64 KiB fp32 fits one 192 KiB UB chunk: the mesh takes 2 rounds */
+    cr_expect_eq(pld_tune_allreduce_auto(&slow_rounds, 2, 65536, 4, 196608, pred), PLD_MESH);
+    cr_expect_lt(pred[0], pred[2]);
+    cr_expect_eq(pld_tune_allreduce_auto(&fast_rounds, 2, 65536, 4, 196608, pred), PLD_RS_AG);
+    cr_expect_lt(pred[2], pred[0]);
+    /* at P = 8 the ring's 14 rounds cost more than the two-phase form's 3 */
+    pld_tune_allreduce_auto(&sample, 8, 65536, 4, 196608, pred);
+    cr_expect_gt(pred[1], pred[2]);
+    cr_expect_eq(pld_tune_allreduce_auto(&fast_rounds, 1, 65536, 4, 196608, NULL), PLD_MESH);
+}
+
+/* The two files the mpi test gives its two processes choose differently
+ * at P = 2, 64 KiB: that test passes only because both use rank 0's. */
+Test(tune, the_mpi_test_files_disagree)
+{
+    pld_tune a, b;
+    const char *dir = getenv("PLD_TUNE_TEST_DIR");
+    cr_assert_not_null(dir, "PLD_TUNE_TEST_DIR (tests/tune) is not set");
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/slow_rounds.txt", dir);
+    snprintf(pb, sizeof pb, "%s/fast_rounds.txt", dir);
+    cr_assert_eq(pld_tune_load(pa, &a), PLD_OK, "%s", pld_last_error());
+    cr_assert_eq(pld_tune_load(pb, &b), PLD_OK, "%s", pld_last_error());
+    cr_expect_eq(pld_tune_allreduce_auto(&a, 2, 65536, 4, 196608, NULL), PLD_MESH);
+    cr_expect_eq(pld_tune_allreduce_auto(&b, 2, 65536, 4, 196608, NULL), PLD_RS_AG);
+}
+
+typedef struct ar_args {
+    pld_dtensor data, sig;
+} ar_args;
+
+static void allreduce_auto(pld_ctx *c, void *p)
+{
+    ar_args *a = p;
+    pld_allreduce(c, a->data, a->sig, PLD_SUM, PLD_AUTO);
+}
+
+/* The listing and the trace say what PLD_AUTO chose and what it predicted:
+ * slow rounds, 2 ranks, 64 KiB -> the mesh. */
+Test(tune, the_listing_and_the_trace_say_the_choice_and_its_prediction)
+{
+    char path[512];
+    const char *trace = temp_path("trace.json");
+    snprintf(path, sizeof path, "%s/slow_rounds.txt", getenv("PLD_TUNE_TEST_DIR"));
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {
+        .devices = "0,1", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0, .trace_path = trace};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    int64_t shape[1] = {16384};
+    ar_args a = {.data = tu_window(w, "data", PLD_FP32, 1, shape), .sig = tu_signal(w, "sig", 1)};
+    TU_LAUNCH_OK(w, allreduce_auto, &a);
+    const char *ir = pld_ir_text(w);
+    TU_EXPECT_CONTAINS(ir, "auto: mesh (predicted ");
+    TU_EXPECT_CONTAINS(ir, " us; mesh ");
+    TU_EXPECT_CONTAINS(ir, "65536 B, 2 ranks)");
+    pld_world_finalize(w);
+    char *json = tu_slurp(trace, "trace");
+    TU_EXPECT_CONTAINS(json, "\"name\":\"auto: mesh\"");
+    TU_EXPECT_CONTAINS(json, "\"predicted_us\":");
+    free(json);
+}
