@@ -29,11 +29,11 @@ static void print(const char *what, const char *path, const pld_tune *t)
     printf("round_us     %.4g  (one full credit round, 2 ranks on their own CPUs)\n", t->round_us);
     printf("peer_us      %.4g  (each rank beyond 2 while every rank has a CPU)\n", t->peer_us);
     printf("handover_us  %.4g  (each rank beyond the CPUs, per round)\n", t->handover_us);
-    printf("%-12s %-14s %-14s %s\n", "# working set", "copy ns/B", "reduce ns/B",
+    printf("%-12s %-12s %-12s %-12s %s\n", "# working set", "copy ns/B", "pull ns/B", "reduce ns/B",
            "(per rank; copy GB/s)");
     for (int i = 0; i < PLD_TUNE_POINTS; i++)
-        printf("%-12.0f %-14.4g %-14.4g (%.1f)\n", t->ws_bytes[i], t->copy_ns[i], t->reduce_ns[i],
-               t->copy_ns[i] > 0 ? 1.0 / t->copy_ns[i] : 0.0);
+        printf("%-14.0f %-12.4g %-12.4g %-12.4g (%.1f)\n", t->ws_bytes[i], t->copy_ns[i],
+               t->pull_ns[i], t->reduce_ns[i], t->copy_ns[i] > 0 ? 1.0 / t->copy_ns[i] : 0.0);
     printf("measured     %s\n", t->measured ? "yes" : "no (built-in)");
 }
 

@@ -5,13 +5,15 @@
  *
  * A call's predicted time is
  *
- *     rounds x round(P)  +  f(P) x (bytes copied x copy(ws) + bytes reduced x reduce(ws))
+ *     rounds x round(P)  +  f(P) x (copied x copy(ws) + pulled x pull(ws) + reduced x reduce(ws))
  *
  * where round(P) is one full credit round of P ranks (round_us while every
  * rank has a CPU, plus peer_us per rank beyond two; plus handover_us per
  * rank beyond the CPUs, because then a round passes the CPUs from rank to
  * rank), f(P) = max(1, P / cpus) (ranks that share a CPU take turns), the
- * bytes are those of the busiest rank (its cost card), and copy/reduce are
+ * bytes are those of the busiest rank (its cost card: copied = pushed into
+ * peers' windows or copied to itself, pulled = read whole from a peer,
+ * reduced = read from a peer and combined), and copy/pull/reduce are
  * nanoseconds per byte at the call's working set ws (bytes touched over all
  * ranks), interpolated between the three measured points (log scale: in the
  * caches, in the last-level cache, in memory).
@@ -43,7 +45,8 @@ typedef struct pld_tune {
     double peer_us;     /**< per rank beyond 2 in a round, while every rank has a CPU */
     double handover_us; /**< per rank beyond the CPUs, per round */
     double ws_bytes[PLD_TUNE_POINTS];  /**< working sets of the rate points, ascending */
-    double copy_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank copies, at each point */
+    double copy_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank pushes or copies, at each point */
+    double pull_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank pulls from a peer */
     double reduce_ns[PLD_TUNE_POINTS]; /**< ns per byte a rank reduces (read, combine, write) */
     int measured;                      /**< 1: measured on a machine; 0: pld's built-in defaults */
 } pld_tune;
@@ -53,7 +56,9 @@ typedef struct pld_tune {
 PLD_API const char *pld_tune_path(void);
 /** Reads a parameter file (path NULL: pld_tune_path()). PLD_ERR_ARG names
  * the line and the value when the file is not one pld wrote;
- * PLD_ERR_SYSTEM when it cannot be read. */
+ * PLD_ERR_UNSUPPORTED when another version of pld wrote it in another
+ * format (a world then measures again and rewrites it); PLD_ERR_SYSTEM
+ * when it cannot be read. */
 PLD_API pld_status pld_tune_load(const char *path, pld_tune *out);
 /** Writes t to path (NULL: pld_tune_path()), creating its directory;
  * atomically (a reader sees the old or the new file, never half). */
@@ -66,10 +71,10 @@ PLD_API pld_status pld_tune_measure(pld_tune *out, int thorough);
 PLD_API pld_status pld_world_tune(const pld_world *w, pld_tune *out);
 
 /** The predicted time in microseconds of a call on nranks ranks with this
- * many full rounds, bytes copied and bytes reduced by its busiest rank, and
- * working set (bytes over all ranks). */
+ * many full rounds, bytes copied (pushed or self), pulled and reduced by
+ * its busiest rank, and working set (bytes over all ranks). */
 PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied,
-                                   double reduced, double working_set);
+                                   double pulled, double reduced, double working_set);
 /** The allreduce algorithm PLD_AUTO takes above the one-round size for
  * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:
  * the profile's UB per core, which sets the mesh's chunks): PLD_MESH or

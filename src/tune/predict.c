@@ -15,6 +15,7 @@ void pld__tune_defaults(pld_tune *t)
                     .handover_us = 1.7,
                     .ws_bytes = {256.0 * 1024, 8.0 * 1024 * 1024, 64.0 * 1024 * 1024},
                     .copy_ns = {0.05, 0.1, 0.2},
+                    .pull_ns = {0.05, 0.1, 0.2},
                     .reduce_ns = {0.1, 0.15, 0.3},
                     .measured = 0};
 }
@@ -33,8 +34,8 @@ static double rate(const double *pts, const double *ns, double ws)
     return ns[PLD_TUNE_POINTS - 1];
 }
 
-double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied, double reduced,
-                           double working_set)
+double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied, double pulled,
+                           double reduced, double working_set)
 {
     if (!t || nranks < 1 || t->cpus < 1)
         return 0;
@@ -44,6 +45,7 @@ double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double cop
                    t->handover_us * (p > cpus ? p - cpus : 0);
     double share = p > cpus ? p / cpus : 1; /* ranks that share a CPU take turns */
     double ns = copied * rate(t->ws_bytes, t->copy_ns, working_set) +
+                pulled * rate(t->ws_bytes, t->pull_ns, working_set) +
                 reduced * rate(t->ws_bytes, t->reduce_ns, working_set);
     return rounds * round + share * ns / 1000.0;
 }
@@ -62,10 +64,10 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
         chunk = 1;
     int chunks = (int)((count + chunk - 1) / chunk);
     /* reduced: the peers' bytes combined; copied: the results stored from
-     * the UB, and what is pulled whole */
-    double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, (p - 1) * n, ws);
-    double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), 2 * part, part, ws);
-    double rs_ag = pld_tune_predict_us(t, nranks, 3, n / p + part, part, ws);
+     * the UB; pulled: the segments read whole */
+    double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, 0, (p - 1) * n, ws);
+    double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), part, part, part, ws);
+    double rs_ag = pld_tune_predict_us(t, nranks, 3, n / p, part, part, ws);
     if (predicted_us) {
         predicted_us[0] = mesh;
         predicted_us[1] = ring;

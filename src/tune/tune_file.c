@@ -15,7 +15,7 @@
 #include "tune/tune.h"
 
 #define FORMAT_TAG "pld_tune"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2
 
 const char *pld_tune_path(void)
 {
@@ -34,13 +34,14 @@ const char *pld_tune_path(void)
 }
 
 /* The keys of the file, in the order pld writes them. */
-enum { K_CPUS, K_ROUND, K_PEER, K_HANDOVER, K_WS, K_COPY, K_REDUCE, K_MEASURED, K_COUNT };
-static const char *const keys[K_COUNT] = {"cpus",     "round_us", "peer_us",   "handover_us",
-                                          "ws_bytes", "copy_ns",  "reduce_ns", "measured"};
+enum { K_CPUS, K_ROUND, K_PEER, K_HANDOVER, K_WS, K_COPY, K_PULL, K_REDUCE, K_MEASURED, K_COUNT };
+static const char *const keys[K_COUNT] = {"cpus",        "round_us",  "peer_us",
+                                          "handover_us", "ws_bytes",  "copy_ns",
+                                          "pull_ns",     "reduce_ns", "measured"};
 
 static int values_of(int k)
 {
-    return k == K_WS || k == K_COPY || k == K_REDUCE ? PLD_TUNE_POINTS : 1;
+    return k == K_WS || k == K_COPY || k == K_PULL || k == K_REDUCE ? PLD_TUNE_POINTS : 1;
 }
 
 static double *slot_of(pld_tune *t, int k)
@@ -57,6 +58,8 @@ static double *slot_of(pld_tune *t, int k)
         return t->ws_bytes;
     case K_COPY:
         return t->copy_ns;
+    case K_PULL:
+        return t->pull_ns;
     case K_REDUCE:
         return t->reduce_ns;
     default:
@@ -136,8 +139,12 @@ pld_status pld_tune_load(const char *path, pld_tune *out)
             continue;
         if (!tagged) {
             int version = 0;
-            if (sscanf(p, FORMAT_TAG " %d", &version) != 1 || version != FORMAT_VERSION)
-                st = bad(path, line, "not a pld_tune file of format 1", p);
+            if (sscanf(p, FORMAT_TAG " %d", &version) != 1)
+                st = bad(path, line, "not a pld_tune file", p);
+            else if (version != FORMAT_VERSION) /* another pld's: measure again */
+                st = pld__init_fail(PLD_ERR_UNSUPPORTED,
+                                    "pld_tune_load: %s is of format %d; this pld reads format %d",
+                                    path, version, FORMAT_VERSION);
             tagged = 1;
             continue;
         }

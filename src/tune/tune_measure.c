@@ -11,7 +11,7 @@
 #include "core/internal.h"
 #include "tune/tune.h"
 
-typedef enum { M_BARRIER, M_ALLGATHER, M_REDUCE_SCATTER } m_kind;
+typedef enum { M_BARRIER, M_ALLGATHER, M_BROADCAST, M_REDUCE_SCATTER } m_kind;
 
 typedef struct m_job {
     m_kind kind;
@@ -33,6 +33,9 @@ static void m_kernel(pld_ctx *c, void *arg)
             break;
         case M_ALLGATHER:
             pld_allgather(c, pld_local(c, j->src), j->dst, j->sig);
+            break;
+        case M_BROADCAST:
+            pld_broadcast(c, j->dst, j->sig, 0);
             break;
         case M_REDUCE_SCATTER:
             pld_reduce_scatter(c, j->dst, j->sig, PLD_SUM);
@@ -133,20 +136,25 @@ pld_status pld_tune_measure(pld_tune *out, int thorough)
     for (int i = 0; st == PLD_OK && i < PLD_TUNE_POINTS; i++) {
         /* ws = P x N, N = P x cols x 4 bytes per rank */
         int64_t cols = (int64_t)(ws[i] / ((double)p * p * sizeof(float)));
-        double n = (double)cols * p * sizeof(float), ag, rs;
+        double n = (double)cols * p * sizeof(float), ag, bc, rs;
         t.ws_bytes[i] = ws[i];
         st = run(M_ALLGATHER, p, cols, reps, &ag);
+        if (st == PLD_OK)
+            st = run(M_BROADCAST, p, cols, reps, &bc);
         if (st == PLD_OK)
             st = run(M_REDUCE_SCATTER, p, cols, reps, &rs);
         if (st != PLD_OK)
             break;
         /* allgather: N per rank (its row to P-1 peers and itself), 1 round;
-         * reduce_scatter: (P-1)/P N reduced into the UB, the row N/P
-         * stored, 2 rounds */
-        double round = pld_tune_predict_us(&t, p, 1, 0, 0, 0);
+         * broadcast: N pulled by every non-root, 2 rounds; reduce_scatter:
+         * (P-1)/P N reduced into the UB, the row N/P stored, 2 rounds */
+        double round = pld_tune_predict_us(&t, p, 1, 0, 0, 0, 0);
         t.copy_ns[i] = (ag - round) * 1000.0 / n;
         if (t.copy_ns[i] < 0.001)
             t.copy_ns[i] = 0.001;
+        t.pull_ns[i] = (bc - 2 * round) * 1000.0 / n;
+        if (t.pull_ns[i] < 0.001)
+            t.pull_ns[i] = 0.001;
         t.reduce_ns[i] = ((rs - 2 * round) * 1000.0 - t.copy_ns[i] * n / p) / (n * (p - 1) / p);
         if (t.reduce_ns[i] < 0.001)
             t.reduce_ns[i] = 0.001;

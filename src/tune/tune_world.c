@@ -22,9 +22,12 @@ static pld_status obtain(const char *path, pld_tune *t)
     pthread_mutex_lock(&lock);
     if (have && !strcmp(path, cached_path)) {
         *t = cached;
-    } else if (*path && access(path, F_OK) == 0) {
-        st = pld_tune_load(path, t);
+    } else if (*path && access(path, F_OK) == 0 &&
+               (st = pld_tune_load(path, t)) != PLD_ERR_UNSUPPORTED) {
+        /* read, or a file pld did not write: an error */
     } else {
+        /* none, or one an older or newer pld wrote: measure (again) */
+        st = PLD_OK;
 #ifdef PLD_MUTANTS
         /* the planted bugs would run in the measuring worlds too */
         pld__tune_defaults(t);

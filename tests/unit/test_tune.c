@@ -37,6 +37,7 @@ static const pld_tune sample = {.cpus = 4,
                                 .handover_us = 1.5,
                                 .ws_bytes = {1024, 1048576, 67108864},
                                 .copy_ns = {0.01, 0.02, 0.05},
+                                .pull_ns = {0.02, 0.03, 0.06},
                                 .reduce_ns = {0.03, 0.04, 0.1},
                                 .measured = 1};
 
@@ -53,6 +54,7 @@ Test(tune, save_then_load_gives_the_same_parameters)
     for (int i = 0; i < PLD_TUNE_POINTS; i++) {
         cr_expect_float_eq(t.ws_bytes[i], sample.ws_bytes[i], 1e-3);
         cr_expect_float_eq(t.copy_ns[i], sample.copy_ns[i], 1e-9);
+        cr_expect_float_eq(t.pull_ns[i], sample.pull_ns[i], 1e-9);
         cr_expect_float_eq(t.reduce_ns[i], sample.reduce_ns[i], 1e-9);
     }
     cr_expect_eq(t.measured, 1);
@@ -73,24 +75,39 @@ static void expect_bad_file(const char *text, const char *words)
 
 #define GOOD_BODY                                                                                  \
     "cpus 2\nround_us 0.2\npeer_us 0\nhandover_us 1\nws_bytes 1 2 3\ncopy_ns 1 1 1\n"              \
-    "reduce_ns 1 1 1\n"
+    "pull_ns 1 1 1\nreduce_ns 1 1 1\n"
 
 Test(tune, a_file_pld_did_not_write_is_refused_by_line)
 {
     expect_bad_file("hello\n", "line 1: not a pld_tune file");
-    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\n", "line 1: not a pld_tune file");
-    expect_bad_file("pld_tune 1\n" GOOD_BODY, "a key is missing ('measured')");
-    expect_bad_file("pld_tune 1\n" GOOD_BODY "measured 1\ncolour blue\n",
-                    "line 10: unknown key ('colour')");
-    expect_bad_file("pld_tune 1\n" GOOD_BODY "measured 1\ncpus 3\n", "line 10: key given twice");
-    expect_bad_file("pld_tune 1\ncpus two\n", "line 2: not a finite non-negative number ('two')");
-    expect_bad_file("pld_tune 1\nround_us -1\n", "line 2: not a finite non-negative number");
-    expect_bad_file("pld_tune 1\nround_us nan\n", "not a finite non-negative number ('nan')");
-    expect_bad_file("pld_tune 1\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
-    expect_bad_file("pld_tune 1\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
-    expect_bad_file("pld_tune 1\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
-    expect_bad_file("pld_tune 1\ncpus 1.5\n", "line 2: cpus is not a whole number");
-    expect_bad_file("pld_tune 1\nmeasured 2\n", "line 2: measured is 0 or 1");
+    expect_bad_file("pld_tune 2\n" GOOD_BODY, "a key is missing ('measured')");
+    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\ncolour blue\n",
+                    "line 11: unknown key ('colour')");
+    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\ncpus 3\n", "line 11: key given twice");
+    expect_bad_file("pld_tune 2\ncpus two\n", "line 2: not a finite non-negative number ('two')");
+    expect_bad_file("pld_tune 2\nround_us -1\n", "line 2: not a finite non-negative number");
+    expect_bad_file("pld_tune 2\nround_us nan\n", "not a finite non-negative number ('nan')");
+    expect_bad_file("pld_tune 2\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
+    expect_bad_file("pld_tune 2\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
+    expect_bad_file("pld_tune 2\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
+    expect_bad_file("pld_tune 2\ncpus 1.5\n", "line 2: cpus is not a whole number");
+    expect_bad_file("pld_tune 2\nmeasured 2\n", "line 2: measured is 0 or 1");
+}
+
+/* Another pld's format: PLD_ERR_UNSUPPORTED for the reader, and a world
+ * measures again and rewrites the file instead of failing. */
+Test(tune, another_format_is_measured_again, .timeout = 60)
+{
+    const char *path = temp_path("tune.txt");
+    write_text(path, "pld_tune 1\ncpus 2\n");
+    pld_tune t;
+    cr_expect_eq(pld_tune_load(path, &t), PLD_ERR_UNSUPPORTED);
+    TU_EXPECT_CONTAINS(pld_last_error(), "is of format 1; this pld reads format 2");
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_world *w = tu_world("0,1");
+    pld_world_finalize(w);
+    cr_expect_eq(pld_tune_load(path, &t), PLD_OK, "%s", pld_last_error());
+    cr_expect_eq(t.measured, 1);
 }
 
 Test(tune, a_missing_file_is_a_system_error)
@@ -129,7 +146,7 @@ Test(tune, the_first_world_measures_and_writes_the_file, .timeout = 60)
     cr_expect_geq(in_world.cpus, 1);
     cr_expect(in_world.round_us > 0 && isfinite(in_world.round_us));
     for (int i = 0; i < PLD_TUNE_POINTS; i++)
-        cr_expect(in_world.copy_ns[i] > 0 && in_world.reduce_ns[i] > 0);
+        cr_expect(in_world.copy_ns[i] > 0 && in_world.pull_ns[i] > 0 && in_world.reduce_ns[i] > 0);
     /* the world uses what the file says, to the last digit */
     cr_expect_float_eq(in_file.round_us, in_world.round_us, 0);
     pld_world_finalize(w);
@@ -145,7 +162,7 @@ Test(tune, the_first_world_measures_and_writes_the_file, .timeout = 60)
 Test(tune, a_world_refuses_a_bad_parameter_file)
 {
     const char *path = temp_path("tune.txt");
-    write_text(path, "pld_tune 1\ncpus 0\n");
+    write_text(path, "pld_tune 2\ncpus 0\n");
     setenv("PLD_TUNE_FILE", path, 1);
     pld_config cfg = {.transport = getenv("PLD_TEST_TRANSPORT")};
     pld_world *w = NULL;
@@ -157,21 +174,23 @@ Test(tune, a_world_refuses_a_bad_parameter_file)
 Test(tune, predictions_grow_with_rounds_bytes_and_ranks_beyond_the_cpus)
 {
     const pld_tune *t = &sample;
-    cr_expect_float_eq(pld_tune_predict_us(t, 2, 1, 0, 0, 0), 0.25, 1e-9);
-    cr_expect_float_eq(pld_tune_predict_us(t, 2, 3, 0, 0, 0), 0.75, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 1, 0, 0, 0, 0), 0.25, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 3, 0, 0, 0, 0), 0.75, 1e-9);
     /* 4 ranks on 4 CPUs: 2 beyond two, 0.05 each */
-    cr_expect_float_eq(pld_tune_predict_us(t, 4, 1, 0, 0, 0), 0.35, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 4, 1, 0, 0, 0, 0), 0.35, 1e-9);
     /* 6 ranks on 4 CPUs: and 2 hand-overs of 1.5 */
-    cr_expect_float_eq(pld_tune_predict_us(t, 6, 1, 0, 0, 0), 3.35, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 6, 1, 0, 0, 0, 0), 3.35, 1e-9);
     /* bytes at the rate of their working set: 1000 B copied in the caches
      * (0.01 ns/B) = 0.01 us; reduced in memory (0.1 ns/B) = 0.1 us */
-    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 512), 0.01, 1e-9);
-    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 0, 1000, 1e9), 0.1, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 0, 512), 0.01, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 0, 0, 1000, 1e9), 0.1, 1e-9);
+    /* pulled, in the last-level cache (0.03 ns/B) */
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 0, 1000, 0, 1048576), 0.03, 1e-9);
     /* halfway (log scale) between 1 KiB and 1 MiB: halfway between rates */
-    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 32768), 0.015, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(t, 2, 0, 1000, 0, 0, 32768), 0.015, 1e-9);
     /* 8 ranks on 4 CPUs take turns: twice the bytes' time */
-    cr_expect_float_eq(pld_tune_predict_us(t, 8, 0, 1000, 0, 512), 0.02, 1e-9);
-    cr_expect_float_eq(pld_tune_predict_us(NULL, 2, 1, 0, 0, 0), 0, 1e-12);
+    cr_expect_float_eq(pld_tune_predict_us(t, 8, 0, 1000, 0, 0, 512), 0.02, 1e-9);
+    cr_expect_float_eq(pld_tune_predict_us(NULL, 2, 1, 0, 0, 0, 0), 0, 1e-12);
 }
 
 /* Expensive rounds favour the mesh's 2 rounds; cheap rounds and expensive

@@ -260,17 +260,21 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
                              const bench_card *cards)
 {
-    double copied = 0, reduced = 0;
-    int rounds = 0;
+    /* the busiest rank: the one predicted slowest */
+    double worst = 0;
     for (int r = 0; r < p; r++) {
         const bench_card *k = &cards[r];
-        double red = (double)k->reduced,
-               cp = (double)(k->to_peers + k->from_peers + k->self + k->staged) - red;
-        copied = cp > copied ? cp : copied;
-        reduced = red > reduced ? red : reduced;
-        rounds = k->rounds > rounds ? k->rounds : rounds;
+        /* reduced bytes come from peers (credit rounds) or from the own
+         * inbox, a self transfer (one round); the rest of each is copied */
+        uint64_t from_peers = k->reduced < k->from_peers ? k->reduced : k->from_peers;
+        uint64_t from_self = k->reduced - from_peers;
+        double us = pld_tune_predict_us(tune, p, k->rounds,
+                                        (double)(k->to_peers + k->self - from_self + k->staged),
+                                        (double)(k->from_peers - from_peers), (double)k->reduced,
+                                        (double)p * (double)sh->bytes);
+        worst = us > worst ? us : worst;
     }
-    return pld_tune_predict_us(tune, p, rounds, copied, reduced, (double)p * (double)sh->bytes);
+    return worst;
 }
 
 const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
