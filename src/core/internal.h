@@ -129,7 +129,11 @@ typedef struct pld__agent {
     _Alignas(PLD__CACHELINE) _Atomic int32_t state; /* PLD__RS_* */
     _Atomic uint64_t notify_seq;                    /* notifies issued (deadlock check) */
     pld__wait_rec wait;
+    /* sched_getcpu() + 1 where the agent last waited, 0 before its first
+     * wait: the wait policy (prim/wait.c) leaves a CPU a peer needs */
+    _Alignas(PLD__CACHELINE) _Atomic int32_t cpu;
     _Alignas(PLD__CACHELINE) pld_counters counters;
+    int32_t spin_cut; /* the wait policy's spin budget: w->spin >> spin_cut */
 } pld__agent;
 
 /* A group's inboxes for the one-round path of the builtins (coll/ll.c):

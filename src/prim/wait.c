@@ -6,9 +6,25 @@
  * see (peer_failed); see src/transport/transport.h.
  *
  * Phases:
- *   spin   w->spin polls with a PAUSE between them (a sched_yield every 256:
- *          ranks may share a core even when there are enough cores); a look
- *          at the transport's failure report and the clock every 64.
+ *   spin   up to w->spin polls with a PAUSE between them; a look at the
+ *          transport's failure report and the clock every 64. The budget
+ *          adapts per agent (ag->spin_cut): w->spin >> spin_cut polls, from
+ *          w->spin down to w->spin / 32. A wait the spin met, or one that
+ *          slept but ended within SPIN_WORTH_NS (a longer spin would have
+ *          met it), doubles the budget back toward w->spin; one that
+ *          outlasted the spin by more halves it, so a rank whose peers are
+ *          descheduled (an external load, big copies) stops spending its
+ *          timeslice on polls.
+ *          Ranks may share a CPU even when there are enough CPUs (the
+ *          scheduler put both on one after a wake-up or a fork). Where every
+ *          agent is visible (PLD__TP_CAP_DEADLOCK) each publishes
+ *          sched_getcpu() in ag->cpu; every 64 polls the spinner looks
+ *          whether another running agent of the world last waited on its
+ *          CPU and, if so, yields it at once. Otherwise it never yields
+ *          while spinning: a yield hands the CPU to whatever else is
+ *          runnable, and against a foreign process that costs a whole
+ *          timeslice (milliseconds) during which the notify cannot preempt
+ *          it. Transports without that view (mpi) yield every 256 polls.
  *   yield  w->yields rounds of sched_yield + poll: oversubscribed, the rank
  *          we wait for is usually runnable on our core, and handing it the
  *          core (a microsecond) beats sleeping and being woken (several).
@@ -51,6 +67,15 @@
 /* Spin polls between two looks at the transport's failure report and the
  * clock (an MPI call, a clock read: cheap, not free). */
 #define CHECK_EVERY 64
+/* The adaptive spin: the budget is w->spin >> spin_cut, spin_cut in
+ * 0 .. SPIN_CUT_MAX; a wait that slept yet ended within SPIN_WORTH_NS of its
+ * start counts as one the whole spin would have met (2000 polls: 60-200 us
+ * here, PAUSE ~40 ns plus the load). */
+#define SPIN_CUT_MAX 5
+#define SPIN_WORTH_NS 50000ull
+/* Without a view of the other agents' CPUs: a blind yield every this many
+ * polls. */
+#define BLIND_YIELD_EVERY 256
 
 static inline int cell_ok(pld_ctx *c, const pld__wait_desc *wd)
 {
@@ -85,6 +110,45 @@ void pld__wait_publish(const pld_ctx *c, const pld__wait_desc *wd)
         atomic_store_explicit(&rec->coords[i], wd->coords[i], memory_order_relaxed);
 }
 
+/* Publishes this agent's CPU (+1: 0 means not known yet) and returns it;
+ * stores only when it changed, so readers keep their cached line. */
+static int32_t publish_cpu(pld_ctx *c)
+{
+    int32_t cpu = (int32_t)sched_getcpu() + 1;
+    if (atomic_load_explicit(&c->ag->cpu, memory_order_relaxed) != cpu)
+        atomic_store_explicit(&c->ag->cpu, cpu, memory_order_relaxed);
+    return cpu;
+}
+
+/* Another running agent of the world last waited on this CPU: it is
+ * runnable here, or spinning here, and our spin only delays it. A hint (the
+ * published CPUs are as old as each agent's last wait), never a verdict. */
+static int cpu_shared(const pld_ctx *c, int32_t cpu)
+{
+    pld__world_shared *sh = c->sh;
+    pld__agent *base = pld__agent_at(sh, 0, 0);
+    int n = sh->nranks * sh->cores;
+    for (int i = 0; i < n; i++) {
+        pld__agent *a = &base[i];
+        if (a != c->ag && atomic_load_explicit(&a->cpu, memory_order_relaxed) == cpu &&
+            atomic_load_explicit(&a->state, memory_order_relaxed) == PLD__RS_RUNNING)
+            return 1;
+    }
+    return 0;
+}
+
+/* After a wait the spin did not meet: short enough that a whole spin would
+ * have met it, grow the budget back; else shrink it. */
+static void spin_adapt(pld__agent *ag, uint64_t start)
+{
+    if (pld__now_ns() - start < SPIN_WORTH_NS) {
+        if (ag->spin_cut > 0)
+            ag->spin_cut--;
+    } else if (ag->spin_cut < SPIN_CUT_MAX) {
+        ag->spin_cut++;
+    }
+}
+
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
@@ -102,11 +166,27 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
 
     /* ---- spin ----------------------------------------------------------- */
-    for (int i = 0; i < w->spin; i++) {
-        if (cell_ok(c, wd))
+    pld__agent *ag = c->ag;
+    int spin = w->spin >> ag->spin_cut;
+    int see = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0; /* every agent's CPU is visible */
+    int32_t cpu = see && spin > 0 ? publish_cpu(c) : 0;
+    for (int i = 0; i < spin; i++) {
+        if (cell_ok(c, wd)) {
+            if (ag->spin_cut > 0)
+                ag->spin_cut--;
             return PLD_OK;
+        }
         if (pld__aborted(c))
             return PLD_ERR_PEER;
+        if ((i & (CHECK_EVERY - 1)) == 0 && see) {
+            if (i && (i & (BLIND_YIELD_EVERY - 1)) == 0)
+                cpu = publish_cpu(c);
+            if (cpu_shared(c, cpu)) {
+                sched_yield();
+                cpu = publish_cpu(c);
+                continue;
+            }
+        }
         if ((i & (CHECK_EVERY - 1)) == CHECK_EVERY - 1) {
             if (peer_failed(c))
                 return PLD_ERR_PEER;
@@ -116,15 +196,19 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
                 return PLD_ERR_TIMEOUT;
         }
         pld__cpu_relax();
-        if ((i & 255) == 255)
+        if (!see && (i & (BLIND_YIELD_EVERY - 1)) == BLIND_YIELD_EVERY - 1)
             sched_yield();
     }
+    int spun = spin > 0; /* the spin ran out: adapt after the wait */
 
     /* ---- yield ---------------------------------------------------------- */
     for (int i = 0; i < w->yields; i++) {
         sched_yield();
-        if (cell_ok(c, wd))
+        if (cell_ok(c, wd)) {
+            if (spun)
+                spin_adapt(ag, start);
             return PLD_OK;
+        }
         if (pld__aborted(c) || peer_failed(c))
             return PLD_ERR_PEER;
         if (pld__agree_differs(c))
@@ -134,7 +218,6 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     }
 
     /* ---- sleep ---------------------------------------------------------- */
-    pld__agent *ag = c->ag;
     int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
     int detect = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
     uint64_t nap = NAP_FIRST_NS;
@@ -159,12 +242,13 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         }
         atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
         tp->sleep_end(c);
-        if (done)
+        if (done || (!aborted && cell_ok(c, wd))) {
+            if (spun)
+                spin_adapt(ag, start);
             return PLD_OK;
+        }
         if (aborted)
             return PLD_ERR_PEER;
-        if (cell_ok(c, wd))
-            return PLD_OK;
         if (peer_failed(c))
             return PLD_ERR_PEER;
         if (pld__agree_differs(c))
