@@ -133,7 +133,8 @@ typedef struct pld__agent {
      * wait: the wait policy (prim/wait.c) leaves a CPU a peer needs */
     _Alignas(PLD__CACHELINE) _Atomic int32_t cpu;
     _Alignas(PLD__CACHELINE) pld_counters counters;
-    int32_t spin_cut; /* the wait policy's spin budget: w->spin >> spin_cut */
+    int32_t spin_cut;   /* the wait policy's spin budget: w->spin >> spin_cut */
+    int32_t shared_run; /* waits in a row that found a peer on this CPU */
 } pld__agent;
 
 /* A group's inboxes for the one-round path of the builtins (coll/ll.c):

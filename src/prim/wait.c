@@ -20,7 +20,9 @@
  *          agent is visible (PLD__TP_CAP_DEADLOCK) each publishes
  *          sched_getcpu() in ag->cpu; every 64 polls the spinner looks
  *          whether another running agent of the world last waited on its
- *          CPU and, if so, yields it at once. Otherwise it never yields
+ *          CPU and, if so, yields it at once (after SHARED_SLEEP_AFTER
+ *          such waits in a row it sleeps instead, so that the notify's
+ *          wake-up can place it on another CPU). Otherwise it never yields
  *          while spinning: a yield hands the CPU to whatever else is
  *          runnable, and against a foreign process that costs a whole
  *          timeslice (milliseconds) during which the notify cannot preempt
@@ -73,6 +75,12 @@
  * here, PAUSE ~40 ns plus the load). */
 #define SPIN_CUT_MAX 5
 #define SPIN_WORTH_NS 50000ull
+/* A rank that found a peer on its CPU at the start of this many waits in a
+ * row sleeps instead of yielding: yields keep both runnable on one CPU,
+ * where the load balancer may leave them for good (a P=2 barrier 0.6-0.9 us
+ * instead of 0.25), while the notify's wake-up places the sleeper on an
+ * idle CPU. */
+#define SHARED_SLEEP_AFTER 4
 /* Without a view of the other agents' CPUs: a blind yield every this many
  * polls. */
 #define BLIND_YIELD_EVERY 256
@@ -170,6 +178,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     int spin = w->spin >> ag->spin_cut;
     int see = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0; /* every agent's CPU is visible */
     int32_t cpu = see && spin > 0 ? publish_cpu(c) : 0;
+    int to_sleep = 0;
     for (int i = 0; i < spin; i++) {
         if (cell_ok(c, wd)) {
             if (ag->spin_cut > 0)
@@ -182,10 +191,17 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
             if (i && (i & (BLIND_YIELD_EVERY - 1)) == 0)
                 cpu = publish_cpu(c);
             if (cpu_shared(c, cpu)) {
+                if (i == 0 && ++ag->shared_run >= SHARED_SLEEP_AFTER) {
+                    ag->shared_run = 0;
+                    to_sleep = 1; /* the wake-up may place us elsewhere */
+                    break;
+                }
                 sched_yield();
                 cpu = publish_cpu(c);
                 continue;
             }
+            if (i == 0)
+                ag->shared_run = 0;
         }
         if ((i & (CHECK_EVERY - 1)) == CHECK_EVERY - 1) {
             if (peer_failed(c))
@@ -199,10 +215,11 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         if (!see && (i & (BLIND_YIELD_EVERY - 1)) == BLIND_YIELD_EVERY - 1)
             sched_yield();
     }
-    int spun = spin > 0; /* the spin ran out: adapt after the wait */
+    int spun = spin > 0; /* the spin ran out or left: adapt after the wait */
+    int yields = to_sleep ? 0 : w->yields;
 
     /* ---- yield ---------------------------------------------------------- */
-    for (int i = 0; i < w->yields; i++) {
+    for (int i = 0; i < yields; i++) {
         sched_yield();
         if (cell_ok(c, wd)) {
             if (spun)
