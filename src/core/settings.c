@@ -175,7 +175,8 @@ static const pld__setting table[PLD__S_COUNT_] = {
                      .max = INT32_MAX,
                      .unit = "iterations",
                      .dflt_text = "auto: 2000, or 0 when ranks outnumber CPUs",
-                     .doc = "spin iterations before a wait yields the CPU"},
+                     .doc = "most spin iterations before a wait yields the CPU (each rank "
+                            "adapts its budget between this and 1/32 of it)"},
     [PLD__S_YIELDS] = {.name = "PLD_YIELDS",
                        .type = PLD__SET_COUNT,
                        .min = 0,
