@@ -9,12 +9,10 @@
  *   spin   up to w->spin polls with a PAUSE between them; a look at the
  *          transport's failure report and the clock every 64. The budget
  *          adapts per agent (ag->spin_cut): w->spin >> spin_cut polls, from
- *          w->spin down to w->spin / 32. A wait the spin met, or one that
- *          slept but ended within SPIN_WORTH_NS (a longer spin would have
- *          met it), doubles the budget back toward w->spin; one that
- *          outlasted the spin by more halves it, so a rank whose peers are
- *          descheduled (an external load, big copies) stops spending its
- *          timeslice on polls.
+ *          w->spin down to w->spin / 32. A wait the spin met doubles the
+ *          budget back toward w->spin; one it did not meet halves it, so a
+ *          rank whose peers are descheduled, share its CPU or copy for long
+ *          stops spending its timeslice on polls.
  *          Ranks may share a CPU even when there are enough CPUs (the
  *          scheduler put both on one after a wake-up or a fork). Where every
  *          agent is visible (PLD__TP_CAP_DEADLOCK) each publishes
@@ -70,11 +68,9 @@
  * clock (an MPI call, a clock read: cheap, not free). */
 #define CHECK_EVERY 64
 /* The adaptive spin: the budget is w->spin >> spin_cut, spin_cut in
- * 0 .. SPIN_CUT_MAX; a wait that slept yet ended within SPIN_WORTH_NS of its
- * start counts as one the whole spin would have met (2000 polls: 60-200 us
- * here, PAUSE ~40 ns plus the load). */
+ * 0 .. SPIN_CUT_MAX (2000 polls are 60-200 us here, PAUSE ~40 ns plus the
+ * load; 62 polls a few us). */
 #define SPIN_CUT_MAX 5
-#define SPIN_WORTH_NS 50000ull
 /* A rank that found a peer on its CPU at the start of this many waits in a
  * row sleeps instead of yielding: yields keep both runnable on one CPU,
  * where the load balancer may leave them for good (a P=2 barrier 0.6-0.9 us
@@ -145,16 +141,16 @@ static int cpu_shared(const pld_ctx *c, int32_t cpu)
     return 0;
 }
 
-/* After a wait the spin did not meet: short enough that a whole spin would
- * have met it, grow the budget back; else shrink it. */
-static void spin_adapt(pld__agent *ag, uint64_t start)
+/* After a wait the spin did not meet: halve the budget. Whatever the
+ * reason -- the peer is descheduled, shares this CPU, or copies for long --
+ * more polls would only have taken CPU from it; a wait the spin meets
+ * doubles the budget back. (Growing it again after a sleep that ended soon,
+ * as an earlier rule did, kept two ranks on one CPU spinning their whole
+ * budget, ~50 us, before every hand-over.) */
+static void spin_adapt(pld__agent *ag)
 {
-    if (pld__now_ns() - start < SPIN_WORTH_NS) {
-        if (ag->spin_cut > 0)
-            ag->spin_cut--;
-    } else if (ag->spin_cut < SPIN_CUT_MAX) {
+    if (ag->spin_cut < SPIN_CUT_MAX)
         ag->spin_cut++;
-    }
 }
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -223,7 +219,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         sched_yield();
         if (cell_ok(c, wd)) {
             if (spun)
-                spin_adapt(ag, start);
+                spin_adapt(ag);
             return PLD_OK;
         }
         if (pld__aborted(c) || peer_failed(c))
@@ -261,7 +257,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         tp->sleep_end(c);
         if (done || (!aborted && cell_ok(c, wd))) {
             if (spun)
-                spin_adapt(ag, start);
+                spin_adapt(ag);
             return PLD_OK;
         }
         if (aborted)
