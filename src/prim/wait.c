@@ -172,7 +172,8 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     /* ---- spin ----------------------------------------------------------- */
     pld__agent *ag = c->ag;
     int spin = w->spin >> ag->spin_cut;
-    int see = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0; /* every agent's CPU is visible */
+    /* every agent is visible: its CPU for the spin, its wait for the detector */
+    int see = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
     int32_t cpu = see && spin > 0 ? publish_cpu(c) : 0;
     int to_sleep = 0;
     for (int i = 0; i < spin; i++) {
@@ -232,7 +233,6 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
 
     /* ---- sleep ---------------------------------------------------------- */
     int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
-    int detect = (tp->caps & PLD__TP_CAP_DEADLOCK) != 0;
     uint64_t nap = NAP_FIRST_NS;
     pld__wait_publish(c, wd);
     for (;;) {
@@ -266,7 +266,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
             return PLD_ERR_PEER;
         if (pld__agree_differs(c))
             return PLD_ERR_ARG;
-        if (quiet && detect) {
+        if (quiet && see) {
             /* Re-enter the blocked state for the check: the detector only
              * declares a deadlock when this agent is counted as blocked. */
             atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);

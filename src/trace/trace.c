@@ -61,40 +61,44 @@ uint64_t pld__trace_begin(const pld_ctx *c)
     return c->trace ? pld__now_ns() : 0;
 }
 
-void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
+/* Appends a complete event ending now; NULL when there is no trace or no
+ * memory for it (a trace with a gap beats a failed kernel). */
+static pld__trace_ev *append(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
 {
     pld__trace_buf *b = c->trace;
     if (!b)
-        return;
+        return NULL;
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 1024;
         pld__trace_ev *grown = realloc(b->ev, sizeof *grown * cap);
         if (!grown)
-            return; /* a trace with a gap beats a failed kernel */
+            return NULL;
         b->ev = grown;
         b->cap = cap;
     }
-    b->ev[b->n++] = (pld__trace_ev){.name = name,
-                                    .t0 = t0,
-                                    .t1 = pld__now_ns(),
-                                    .bytes = bytes,
-                                    .urma = {-1},
-                                    .pred_us = -1,
-                                    .team = c->team ? c->team->name : NULL,
-                                    .team_rank = c->rank,
-                                    .flow = -1};
+    pld__trace_ev *e = &b->ev[b->n++];
+    *e = (pld__trace_ev){.name = name,
+                         .t0 = t0,
+                         .t1 = pld__now_ns(),
+                         .bytes = bytes,
+                         .urma = {-1},
+                         .pred_us = -1,
+                         .team = c->team ? c->team->name : NULL,
+                         .team_rank = c->rank,
+                         .flow = -1};
+    return e;
+}
+
+void pld__trace_end(pld_ctx *c, const char *name, uint64_t t0, int64_t bytes)
+{
+    append(c, name, t0, bytes);
 }
 
 void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
                        const pld_window_buffer *buf, int wrank, size_t off, int32_t value)
 {
-    pld__trace_buf *b = c->trace;
-    if (!b)
-        return;
-    size_t n = b->n;
-    pld__trace_end(c, name, t0, -1);
-    if (b->n == n + 1) { /* appended (not out of memory) */
-        pld__trace_ev *e = &b->ev[n];
+    pld__trace_ev *e = append(c, name, t0, -1);
+    if (e) {
         e->flow = kind;
         e->fwin = buf->id;
         e->frank = wrank;
@@ -103,30 +107,21 @@ void pld__trace_signal(pld_ctx *c, const char *name, uint64_t t0, int kind,
     }
 }
 
-static const char urma_send[] = "urma.send";
-
 void pld__trace_urma(pld_ctx *c, int peer, int64_t rows, int64_t sqes, int64_t wqebbs, int64_t nops,
                      int64_t doorbells, uint64_t t0)
 {
-    pld__trace_buf *b = c->trace;
-    if (!b)
-        return;
-    pld__trace_end(c, urma_send, t0, -1);
-    if (b->n && b->ev[b->n - 1].name == urma_send) { /* appended (not out of memory) */
-        int64_t *u = b->ev[b->n - 1].urma;
+    pld__trace_ev *e = append(c, "urma.send", t0, -1);
+    if (e) {
+        int64_t *u = e->urma;
         u[0] = peer, u[1] = rows, u[2] = sqes, u[3] = wqebbs, u[4] = nops, u[5] = doorbells;
     }
 }
 
 void pld__trace_choice(pld_ctx *c, const char *name, double predicted_us)
 {
-    pld__trace_buf *b = c->trace;
-    if (!b)
-        return;
-    size_t n = b->n;
-    pld__trace_end(c, name, pld__now_ns(), -1);
-    if (b->n == n + 1) /* appended (not out of memory) */
-        b->ev[n].pred_us = predicted_us;
+    pld__trace_ev *e = append(c, name, c->trace ? pld__now_ns() : 0, -1);
+    if (e)
+        e->pred_us = predicted_us;
 }
 
 pld__trace_buf *pld__trace_open(void)

@@ -44,9 +44,9 @@ static int values_of(int k)
     return k == K_WS || k == K_COPY || k == K_PULL || k == K_REDUCE ? PLD_TUNE_POINTS : 1;
 }
 
+/* The doubles of key k (NULL for cpus and measured, which are ints). */
 static double *slot_of(pld_tune *t, int k)
 {
-    static double scratch;
     switch (k) {
     case K_ROUND:
         return &t->round_us;
@@ -63,7 +63,7 @@ static double *slot_of(pld_tune *t, int k)
     case K_REDUCE:
         return t->reduce_ns;
     default:
-        return &scratch;
+        return NULL;
     }
 }
 

@@ -15,10 +15,13 @@ static int have;
 static pld_tune cached;
 static char cached_path[4096];
 
-/* The parameters at `path`: cached, read, or measured and written. */
-static pld_status obtain(const char *path, pld_tune *t)
+/* The parameters at pld_tune_path(): cached, read, or measured and
+ * written. */
+static pld_status obtain(pld_tune *t)
 {
     pld_status st = PLD_OK;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", pld_tune_path());
     pthread_mutex_lock(&lock);
     if (have && !strcmp(path, cached_path)) {
         *t = cached;
@@ -59,9 +62,8 @@ pld_status pld__tune_prepare(void)
     if (pld__settings_are_defaults())
         return PLD_OK;
     pld_tune t;
-    char path[4096], why[1024];
-    snprintf(path, sizeof path, "%s", pld_tune_path());
-    pld_status st = obtain(path, &t);
+    char why[1024];
+    pld_status st = obtain(&t);
     if (st == PLD_OK)
         return PLD_OK;
     snprintf(why, sizeof why, "%s", pld_last_error());
@@ -81,9 +83,7 @@ pld_status pld__tune_world_init(pld_world *w)
         return PLD_OK;
     }
     if (first == 0) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s", pld_tune_path());
-        st = obtain(path, &t);
+        st = obtain(&t);
         if (st != PLD_OK) {
             snprintf(why, sizeof why, "%s", pld_last_error());
             memset(&t, 0, sizeof t);
