@@ -145,6 +145,54 @@ PLD_API void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor 
                                  pld_dtensor signal, pld_dtensor send_counts, pld_tensor index,
                                  pld_tensor weights, int core_num);
 
+/** The layout of an MoE exchange (zero-initialise, then set both fields). */
+typedef struct pld_moe_layout {
+    int experts_per_rank; /**< E >= 1 local experts per rank */
+    int64_t max_rows;     /**< M >= 1: capacity of one (destination, expert) block */
+} pld_moe_layout;
+
+/** MoE dispatch with per-expert counts, moving only the counted rows and
+ * packing them per local expert (P ranks, E = experts_per_rank, M =
+ * max_rows, any dtype).
+ *
+ * input [P*E*M, H] (plain tensor): block (d, e) is rows (d*E+e)*M ..
+ *   (d*E+e)*M + send_counts[d][e] - 1, the rows for local expert e of rank d.
+ * send_counts INT32 [P,E] (plain tensor): 0 <= count <= M, else PLD_ERR_DATA
+ *   naming the rank, destination, expert and value (never clamped).
+ * recv_counts window INT32 [P,E]: afterwards recv_counts[s][e] = the rows
+ *   rank s sent to this rank's expert e.
+ * target window [P*E*M, H], same dtype: expert e's rows start at row
+ *   expert_offsets[e], ordered by source rank, then by row; rows past
+ *   expert_offsets[E] are not written.
+ * expert_offsets INT32 [E+1] (plain tensor, written): last entry = total.
+ * signal INT32 [P,1]; signal, recv_counts and target are distinct windows.
+ *
+ * Two full credit rounds: the counts round (each rank copies send_counts
+ * into its own recv_counts window, then every rank pulls every peer's
+ * counts -- no rank writes another rank's count cells) and the data round
+ * (each rank puts its counted rows straight to their packed place, then
+ * the completion barrier). A rank's target is written only after that rank
+ * entered the call, so dispatches may follow each other on one signal with
+ * no barrier between. Bytes to peers = the counted rows x H x elt. */
+PLD_API void pld_moe_dispatch(pld_ctx *c, const pld_moe_layout *l, pld_tensor input,
+                              pld_dtensor target, pld_dtensor signal, pld_tensor send_counts,
+                              pld_dtensor recv_counts, pld_tensor expert_offsets);
+
+/** The reverse of pld_moe_dispatch: every packed row of expert_out (a
+ * window laid out like the dispatch's target) returns to the rank and the
+ * row of input it came from: out_s[(d*E+e)*M + j] = the row j that rank s
+ * sent rank d's expert e, for j < send_counts_s[d][e]; other rows of out
+ * are not written. send_counts and recv_counts are the dispatch's (rank d
+ * keeps its recv_counts window intact until the combine): a send_counts
+ * entry that does not match the receiver's recv_counts is PLD_ERR_DATA.
+ * out: window [P*E*M, H], same dtype, distinct from expert_out.
+ * Pull form between two full rounds: each rank reads its rows from the
+ * experts' windows and writes only its own out; after the call every peer
+ * is done reading this rank's expert_out and recv_counts. */
+PLD_API void pld_moe_combine(pld_ctx *c, const pld_moe_layout *l, pld_dtensor expert_out,
+                             pld_dtensor out, pld_dtensor signal, pld_tensor send_counts,
+                             pld_dtensor recv_counts);
+
 /* ---- host twins: launch the builtin on every rank ----------------------- */
 /** Launches pld_barrier on every rank. */
 PLD_API pld_status pld_host_barrier(pld_world *w, const pld_dtensor *signal);

@@ -28,6 +28,8 @@ static const struct kind {
     {"pld_all_to_all_v", {"target", "recv_counts", "input"}},
     {"pld_indexed_all_to_all_v", {"target", "send_counts", "input"}},
     {"pld_indexed_combine", {"expert_out", "send_counts", "output"}},
+    {"pld_moe_dispatch", {"target", "recv_counts", "input"}},
+    {"pld_moe_combine", {"expert_out", "out", "recv_counts"}},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 _Static_assert(NKINDS == PLD__NKINDS, "one table row per pld__kind, in its order");

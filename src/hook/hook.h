@@ -69,6 +69,8 @@ typedef enum pld__kind {
     PLD__K_ALL_TO_ALL_V,
     PLD__K_INDEXED_DISPATCH,
     PLD__K_INDEXED_COMBINE,
+    PLD__K_MOE_DISPATCH,
+    PLD__K_MOE_COMBINE,
     PLD__NKINDS
 } pld__kind;
 
