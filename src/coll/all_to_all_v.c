@@ -7,17 +7,35 @@
  * M; a negative count is a data error.
  *
  * Algorithm: push the full M-row block per destination (fixed-size blocks
- * keep the transfer shape static), publish the clamped count into
- * recv_counts_d[r] with Set, then one completion barrier and the epilogue.
+ * keep the transfer shape static), publish the clamped count with Set into
+ * the sender's own 64-byte line of the destination's count lines (the
+ * group's internal window, coll/ll.h: several ranks Set-writing cells of
+ * one line, as recv_counts [P,1] would have them, is a hazard on the NPU),
+ * then one completion barrier; each rank copies the counts from its lines
+ * into its own recv_counts, and the epilogue.
  * Cost card: bytes_to_peers = (P-1) * M * S * elt; 1 round. */
 #include "coll/coll_util.h"
+#include "coll/ll.h"
 
-/* recv_counts_d[me] = the count for d, clamped to M (recv_counts was
- * checked on entry: INT32 [P,1]). */
-static void publish_count(pld_ctx *c, pld_dtensor recv_counts, int d, int32_t count, int64_t m)
+/* Cell [row + me, 1] of d's count lines = the count for d, clamped to M. */
+static void publish_count(pld_ctx *c, pld_dtensor lines, int64_t row, int d, int32_t count,
+                          int64_t m)
 {
     int32_t n = count > m ? (int32_t)m : count;
-    pld__notify_checked(c, recv_counts, d, c->rank, 0, n, PLD_NOTIFY_SET);
+    pld__notify_checked(c, lines, d, row + c->rank, 1, n, PLD_NOTIFY_SET);
+}
+
+/* After the barrier: my recv_counts[s] = what s published in my lines
+ * (my own count directly), written by me alone. */
+static void copy_counts(pld_ctx *c, pld_dtensor lines, int64_t row, pld_dtensor recv_counts,
+                        int32_t own)
+{
+    int32_t *rc = c->tp->window_peer_ptr(c->w, recv_counts.buf, c->wrank);
+    for (int s = 0; s < c->nranks; s++)
+        rc[s] = s == c->rank
+                    ? own
+                    : c->tp->signal_load(
+                          c, lines.buf, (size_t)((row + s) * lines.shape[1] + 1) * sizeof(int32_t));
 }
 
 void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
@@ -81,23 +99,28 @@ void pld_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dten
     pld__fp_tensor(&fp, input, 0);
     pld__coll_enter(c, api, signal, &fp, "%s, %s, M=%lld", target.buf->name, signal.buf->name,
                     (long long)m);
+    pld_dtensor lines = {0};
+    int64_t row = 0;
+    int peers = pld__ll_count_line(c, &lines, &row);
+    int32_t own = counts[c->rank] > m ? (int32_t)m : counts[c->rank];
     /* the planted bug publishes the counts and completes the barrier first */
     int counts_first = PLD__MUTANT(a2av_count_first);
     if (counts_first) {
-        for (int i = 1; i <= p; i++)
-            publish_count(c, recv_counts, (c->rank + i) % p, counts[(c->rank + i) % p], m);
+        for (int i = 1; i < p && peers; i++)
+            publish_count(c, lines, row, (c->rank + i) % p, counts[(c->rank + i) % p], m);
         pld__credit_barrier(c, signal, 0, 1);
     }
     /* step 1: push the M-row block and publish the clamped count */
     for (int i = 1; i <= p; i++) {
         int d = (c->rank + i) % p;
         pld__coll_put_rows(c, api, target, d, (int64_t)c->rank * m, input, (int64_t)d * m, m);
-        if (!counts_first)
-            publish_count(c, recv_counts, d, counts[d], m);
+        if (!counts_first && d != c->rank && peers)
+            publish_count(c, lines, row, d, counts[d], m);
     }
-    /* step 2: completion barrier; the caller reads recv_counts and the rows */
+    /* step 2: completion barrier; then my counts from my lines */
     if (!counts_first)
         pld__credit_barrier(c, signal, 0, 1);
+    copy_counts(c, lines, row, recv_counts, own);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
 }

@@ -31,23 +31,31 @@ static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_i
 {
     ll->box_win = ll->flag_win = -1;
     ll->slot = ll->cap = ll->push = 0;
-    size_t slot = slot_bytes((size_t)pld__setting_num(PLD__S_LL_BYTES), cap);
-    if (!slot)
+    if (cap < 2)
         return PLD_OK;
+    /* the lines exist for every group: all_to_all_v's counts travel in
+     * them whatever the one-round path does (pld__ll_count_line) */
     char bname[PLD__NAME_MAX + 16], fname[PLD__NAME_MAX + 16];
     snprintf(bname, sizeof bname, "pld.inbox%s%s", *name ? "." : "", name);
     snprintf(fname, sizeof fname, "pld.inbox_flags%s%s", *name ? "." : "", name);
     pld_window_buffer *box, *flag;
-    pld_status st = pld_alloc_window_buffer(w, 2 * (size_t)cap * slot, bname, &box);
+    pld_status st =
+        pld_alloc_window_buffer(w, 2 * (size_t)cap * FLAG_CELLS * sizeof(int32_t), fname, &flag);
     if (st != PLD_OK)
         return st;
-    st = pld_alloc_window_buffer(w, 2 * (size_t)cap * FLAG_CELLS * sizeof(int32_t), fname, &flag);
+    ll->flag_win = flag->id;
+    ll->cap = cap;
+    size_t slot = slot_bytes((size_t)pld__setting_num(PLD__S_LL_BYTES), cap);
+    if (!slot)
+        return PLD_OK;
+    st = pld_alloc_window_buffer(w, 2 * (size_t)cap * slot, bname, &box);
     if (st != PLD_OK) {
-        pld__window_release(w, box);
+        pld__window_release(w, flag);
+        ll->flag_win = -1;
+        ll->cap = 0;
         return st;
     }
     ll->box_win = box->id;
-    ll->flag_win = flag->id;
     ll->slot = (int32_t)slot;
     ll->cap = cap;
     /* read once: the path of a call must not cost a look at the environment */
@@ -179,6 +187,23 @@ static void note_credit(pld_ctx *c, ll_why why, const pld__ll_inbox *in, size_t 
     }
 }
 
+int pld__ll_count_line(pld_ctx *c, pld_dtensor *lines, int64_t *row)
+{
+    const pld__ll_inbox *in = c->team ? &c->team->ll : &c->sh->ll;
+    if (c->nranks < 2 || in->flag_win < 0)
+        return 0;
+    *lines = (pld_dtensor){.buf = win(c->w, in->flag_win),
+                           .dtype = PLD_INT32,
+                           .ndim = 2,
+                           .shape = {2 * (int64_t)in->cap, FLAG_CELLS}};
+    /* the same epochs as the one-round calls: parity alternates over both */
+    int32_t epoch = ++c->ll_epoch;
+    if (!atomic_load_explicit(&c->sh->ll_used, memory_order_relaxed))
+        atomic_store_explicit(&c->sh->ll_used, 1, memory_order_relaxed);
+    *row = (int64_t)(epoch & 1) * in->cap;
+    return 1;
+}
+
 int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll)
 {
     const pld__ll_inbox *in = c->team ? &c->team->ll : &c->sh->ll;
@@ -196,7 +221,7 @@ int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll)
     ll->cap = in->cap;
     ll->epoch = ++c->ll_epoch;
     ll->q = PLD__MUTANT(ll_one_slot) ? 0 : ll->epoch & 1;
-    if (ll->epoch == 1)
+    if (!atomic_load_explicit(&c->sh->ll_used, memory_order_relaxed))
         atomic_store_explicit(&c->sh->ll_used, 1, memory_order_relaxed);
     pld__note(c, "path: one round (%zu B per peer <= %d, PLD_LL_BYTES), epoch %d", per_peer,
               (int)in->slot, (int)ll->epoch);

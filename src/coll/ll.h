@@ -26,7 +26,8 @@
  *
  * Sizes: slot = min(PLD_LL_BYTES rounded up to 64, 256 KiB / (2 cap))
  * rounded down to 64; so a rank's inbox is at most 256 KiB of slots plus
- * 2 cap x 64 bytes of flags. Groups of more than 64 ranks have none. */
+ * 2 cap x 64 bytes of flags. Groups of more than 64 ranks have no slots;
+ * every group of two or more ranks has the flags (see pld__ll_count_line). */
 #ifndef PLD_COLL_LL_H
 #define PLD_COLL_LL_H
 
@@ -46,6 +47,14 @@ void pld__ll_launch_begin(pld_world *w);
  * of a rank that ran no one-round call itself (under mpi, another process
  * wrote them), so the next launch clears them all. */
 void pld__ll_launch_end(pld_world *w, pld_status st);
+
+/* all_to_all_v's counts (one call): the group's flags window as *lines
+ * and the first row of this call's parity; a sender Sets its count into
+ * cell [*row + its rank, 1] of the receiver, its own line (cell 0 is the
+ * one-round flag). The call takes an epoch as a one-round call does, so
+ * a line is reused two such calls later, when the receiver has read it.
+ * 0 for a group of one rank. */
+int pld__ll_count_line(pld_ctx *c, pld_dtensor *lines, int64_t *row);
 
 /* One call on the one-round path. */
 typedef struct pld__ll {
