@@ -31,13 +31,18 @@ extern "C" {
 /* ======================================================================= */
 
 /** Check bits for pld_config.check and the PLD_CHECK environment variable
- * (comma list: "signals,race"). */
+ * (comma list: "signals,race,hazards"). */
 #define PLD_CHECK_SIGNALS 0x1u /**< builtins verify their signal returns to all-zero */
 #define PLD_CHECK_RACE 0x2u    /**< happens-before race checker */
 #define PLD_CHECK_NOARGS                                                                           \
     0x4u /**< turn OFF the agreement check of builtin arguments (on by                             \
             default: ranks must call the same builtin with agreeing                                \
             arguments, or the call fails with PLD_ERR_ARG) */
+#define PLD_CHECK_HAZARDS                                                                          \
+    0x8u /**< hardware-hazard lints: what runs on a CPU but breaks on the NPU (signal cells        \
+            of several writers on one 64-byte line, Set mixed with AtomicAdd on a cell, Eq on      \
+            a cell of several writers, UB/SQ/core limits of the other profile) is                  \
+            PLD_ERR_CHECK */
 
 /** How pld_world_init sets up a world; zero-initialise it and set what you need. */
 typedef struct pld_config {

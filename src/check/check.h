@@ -32,4 +32,26 @@ pld__race *pld__race_new(int nranks);
 void pld__race_reset(pld__race *r);
 void pld__race_free(pld__race *r);
 
+/* The hardware-hazard lints (src/check/hazards.c, PLD_CHECK=hazards): what
+ * runs on a CPU but breaks on the NPU fails the launch with PLD_ERR_CHECK.
+ * The table of signal cells lives in a world-internal window, cleared at
+ * each launch's start. */
+pld_status pld__hazard_init(pld_world *w);
+void pld__hazard_launch_begin(pld_world *w);
+/* A notify of `op` to the cell at byte offset off of world rank wpeer's
+ * slice of sig (before the cell changes). */
+void pld__hazard_notify(pld_ctx *c, pld_dtensor sig, int wpeer, size_t off, pld_notify_op op);
+/* An Eq wait on this rank's cell at byte offset off of sig. */
+void pld__hazard_wait_eq(pld_ctx *c, pld_dtensor sig, size_t off, int32_t expected);
+/* Profile limits: `need` of a resource this world's limits allowed; the
+ * lints compare it with the stock limits of every profile. what: which
+ * tile, transfer or send, for the message. */
+typedef enum pld__hazard_limit {
+    PLD__HZ_UB,    /* bytes of UB in use, need included */
+    PLD__HZ_SQ,    /* WQEBBs of one peer's URMA send */
+    PLD__HZ_CORES, /* core_num of a multi-core call */
+} pld__hazard_limit;
+void pld__hazard_limit_check(pld_ctx *c, const char *api, pld__hazard_limit kind, uint64_t need,
+                             const char *what);
+
 #endif

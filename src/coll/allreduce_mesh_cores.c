@@ -84,5 +84,7 @@ void pld__allreduce_mesh_cores(pld_ctx *c, const char *api, pld_dtensor data, pl
     mc_arg a = {.data = data, .signal = signal, .op = op, .api = api};
     pld__note(c, "cores x%d: block-cyclic %d-element tiles, lane = core (core 0 listed)", core_num,
               PLD__CORE_TILE);
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS)) /* fits here, not on every profile? */
+        pld__hazard_limit_check(c, api, PLD__HZ_CORES, (uint64_t)core_num, "core_num");
     pld__run_cores(c, api, core_num, mesh_core, &a);
 }

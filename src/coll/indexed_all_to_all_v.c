@@ -177,6 +177,11 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, 
                         "its SQ holds %lld",
                         (int)a.ix.counts[d], d, (long long)need, (int)a.ix.counts[d],
                         (long long)c->w->profile.sq_depth);
+        if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS) && d != c->rank) {
+            char what[96];
+            snprintf(what, sizeof what, "the send of %d rows to peer %d", (int)a.ix.counts[d], d);
+            pld__hazard_limit_check(c, api, PLD__HZ_SQ, (uint64_t)need, what);
+        }
     }
     a.recv_counts = pld__tensor_2d(recv_counts, p, 1);
     a.rows_me = a.ix.counts[c->rank];
@@ -190,6 +195,8 @@ void pld_indexed_all_to_all_v(pld_ctx *c, pld_tensor input, pld_dtensor target, 
                     core_num);
     if (core_num > 1)
         pld__note(c, "cores x%d (core 0 listed)", core_num);
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS)) /* fits here, not on every profile? */
+        pld__hazard_limit_check(c, api, PLD__HZ_CORES, (uint64_t)core_num, "core_num");
     pld__run_cores(c, api, core_num, dispatch_core, &a);
     pld__coll_leave(c, signal);
 }

@@ -107,6 +107,8 @@ void pld_indexed_combine(pld_ctx *c, pld_dtensor expert_out, pld_tensor output, 
     pld__fp_tensor(&fp, output, 1); /* [Nmax, H]: each rank's own token count */
     pld__coll_enter(c, api, signal, &fp, "%s, %s, core_num=%d", expert_out.buf->name,
                     signal.buf->name, core_num);
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS)) /* fits here, not on every profile? */
+        pld__hazard_limit_check(c, api, PLD__HZ_CORES, (uint64_t)core_num, "core_num");
     pld__run_cores(c, api, core_num, combine_core, &a);
     pld__coll_leave(c, signal);
 }

@@ -45,6 +45,10 @@ typedef struct pld__profile {
 typedef enum pld__op { PLD__OP_INDEXED_ALL_TO_ALL_V } pld__op;
 pld_status pld__profile_allows(const pld__profile *p, pld__op op, char *msg, size_t msgsz);
 
+/* The i-th built-in profile with its stock limits (no environment
+ * overrides), NULL past the last: what the hazard lints compare with. */
+const pld__profile *pld__profile_stock(int i);
+
 /* Resolves a platform name (aliases included) into *out with the
  * environment overrides applied. Writes a message into msg on failure. */
 pld_status pld__profile_resolve(const char *name, pld__profile *out, char *msg, size_t msgsz);
@@ -156,6 +160,7 @@ typedef struct pld__world_shared {
     _Atomic uint64_t notify_epoch;  /* bumped by every notify: deadlock checks need it */
     _Atomic int32_t deadlock_claim; /* one rank writes the deadlock report */
     int32_t agree_win;              /* agreement check's window id, -1 when off */
+    int32_t hazard_win;             /* hazard lints' cell table window id, -1 when off */
     pld__ll_inbox ll;               /* the world's one-round inboxes (coll/ll.c) */
     _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
     pld_tune tune;                  /* the cost model's parameters (src/tune/) */

@@ -10,6 +10,11 @@ static const pld__profile profiles[] = {
     {.name = "a5sim", .ub_bytes = 192 * 1024, .aiv_cores = 36, .urma = true, .sq_depth = 1024},
 };
 
+const pld__profile *pld__profile_stock(int i)
+{
+    return i >= 0 && (size_t)i < sizeof profiles / sizeof profiles[0] ? &profiles[i] : NULL;
+}
+
 /* Which profiles accept which operation: the one place that says so, so a
  * later version can lift a restriction here. */
 pld_status pld__profile_allows(const pld__profile *p, pld__op op, char *msg, size_t msgsz)

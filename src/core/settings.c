@@ -2,7 +2,7 @@
 /* Every PLD_* environment variable, in one table, read strictly.
  *
  *   PLD_WAIT_TIMEOUT_MS  duration  single-wait timeout (default 60000 ms)
- *   PLD_CHECK            flags     signals, race, noargs (agreement check off), all
+ *   PLD_CHECK            flags     signals, race, hazards, noargs (agreement check off), all
  *   PLD_DEBUG            choice    OFF | WARN | INFO | TRACE logging to stderr
  *   PLD_DEBUG_FILE       path      the log's file instead (%h host, %p pid)
  *   PLD_DEBUG_SUBSYS     flags     INIT, COLL, TRANSPORT, CHECK, ALL; ^ excludes
@@ -46,6 +46,7 @@ static const pld__setting_word check_words[] = {
     {"signals", PLD_CHECK_SIGNALS},
     {"race", PLD_CHECK_RACE},
     {"noargs", PLD_CHECK_NOARGS},
+    {"hazards", PLD_CHECK_HAZARDS},
     {"all", PLD_CHECK_SIGNALS | PLD_CHECK_RACE},
     {NULL, 0},
 };
@@ -86,8 +87,9 @@ static const pld__setting table[PLD__S_COUNT_] = {
                       .type = PLD__SET_FLAGS,
                       .words = check_words,
                       .dflt_text = "none",
-                      .doc = "checkers: signals return to zero, race checker; noargs turns "
-                             "the agreement check off (OR-ed with pld_config.check)"},
+                      .doc = "checkers: signals return to zero, race checker, hazards (the "
+                             "hardware-hazard lints); noargs turns the agreement check off "
+                             "(OR-ed with pld_config.check)"},
     [PLD__S_DEBUG] = {.name = "PLD_DEBUG",
                       .type = PLD__SET_CHOICE,
                       .words = debug_words,

@@ -35,7 +35,8 @@ pld_status pld__world_settings(pld_world *w, const pld_config *cfg, int nlaunche
                               cfg->wait_timeout_ms);
     w->wait_timeout_ms = cfg->wait_timeout_ms > 0 ? cfg->wait_timeout_ms
                                                   : (int)pld__setting_num(PLD__S_WAIT_TIMEOUT_MS);
-    const unsigned known = PLD_CHECK_SIGNALS | PLD_CHECK_RACE | PLD_CHECK_NOARGS;
+    const unsigned known =
+        PLD_CHECK_SIGNALS | PLD_CHECK_RACE | PLD_CHECK_NOARGS | PLD_CHECK_HAZARDS;
     if (cfg->check & ~known)
         return pld__init_fail(PLD_ERR_ARG, "pld_world_init: unknown check bits 0x%x",
                               cfg->check & ~known);

@@ -50,6 +50,7 @@ void pld__world_shared_init(pld__world_shared *sh, int nranks, int cores)
     sh->nranks = nranks;
     sh->cores = cores;
     sh->agree_win = -1;
+    sh->hazard_win = -1;
     sh->ll.box_win = sh->ll.flag_win = -1;
     for (int r = 0; r < nranks; r++) {
         atomic_store(&sh->rank[r].cores_active, 1);

@@ -24,6 +24,7 @@ enum {
     PLD__OBS_AGREE = 1u << 4,   /* the agreement check */
     PLD__OBS_SIGNALS = 1u << 5, /* the signal checker */
     PLD__OBS_SVG = 1u << 6,     /* every rank records the protocol picture (--ir-svg) */
+    PLD__OBS_HAZARDS = 1u << 7, /* the hardware-hazard lints (src/check/hazards.c) */
 };
 
 /* 1 when every primitive must run as itself (the listing and the picture

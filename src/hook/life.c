@@ -31,13 +31,14 @@ static pld_status world_ready(pld_world *w)
      * process that would make other ones would leave the rest waiting */
     if (!w->tp->host_agree(w, w->check)) {
         const unsigned c = w->check;
-        return pld__init_fail(PLD_ERR_ARG,
-                              "pld_world_init: the checks (PLD_CHECK, pld_config.check) differ "
-                              "between the processes of this job (here: signals %s, race %s, "
-                              "arguments %s): every process must run with the same ones",
-                              c & PLD_CHECK_SIGNALS ? "on" : "off",
-                              c & PLD_CHECK_RACE ? "on" : "off",
-                              c & PLD_CHECK_NOARGS ? "off" : "on");
+        return pld__init_fail(
+            PLD_ERR_ARG,
+            "pld_world_init: the checks (PLD_CHECK, pld_config.check) differ "
+            "between the processes of this job (here: signals %s, race %s, "
+            "hazards %s, arguments %s): every process must run with the "
+            "same ones",
+            c & PLD_CHECK_SIGNALS ? "on" : "off", c & PLD_CHECK_RACE ? "on" : "off",
+            c & PLD_CHECK_HAZARDS ? "on" : "off", c & PLD_CHECK_NOARGS ? "off" : "on");
     }
     if ((st = pld__trace_world_ready(w)) != PLD_OK)
         return st;
@@ -61,6 +62,8 @@ static pld_status world_ready(pld_world *w)
         if (st != PLD_OK)
             return pld__init_fail(st, "pld_world_init: checker signal: %s", w->errmsg);
     }
+    if ((w->check & PLD_CHECK_HAZARDS) && (st = pld__hazard_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: hazard lints: %s", w->errmsg);
     if (!(w->check & PLD_CHECK_NOARGS) && (st = pld__agree_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: agreement check: %s", w->errmsg);
     if ((st = pld__ll_world_init(w)) != PLD_OK)
@@ -87,6 +90,7 @@ static void launch_begin(pld_world *w)
     pld__signal_check_clear(w);
     pld__ll_launch_begin(w);  /* flags a past launch's one-round calls set */
     pld__race_reset(w->race); /* launches are ordered by the host: start clean */
+    pld__hazard_launch_begin(w);
     pld__ir_reset(w->ir);
     pld__sched_launch_begin(w);
 }
@@ -127,6 +131,8 @@ static unsigned observers(const pld_ctx *c)
         o |= PLD__OBS_AGREE;
     if (c->w->check & PLD_CHECK_SIGNALS)
         o |= PLD__OBS_SIGNALS;
+    if (c->w->sh->hazard_win >= 0)
+        o |= PLD__OBS_HAZARDS;
     return o;
 }
 

@@ -42,6 +42,8 @@ static void notify_cell(pld_ctx *c, pld_dtensor signal, int peer, size_t off, co
     pld__sched_point(c);
     if (PLD__UNLIKELY(c->obs & PLD__OBS_RACE))
         pld__race_release(c, signal.buf, wp, off); /* before the cell changes */
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS))
+        pld__hazard_notify(c, signal, wp, off, op);
     int32_t old = 0;
     pld_status st = c->tp->signal_update(c, signal.buf, wp, off, value, op, &old);
     if (PLD__UNLIKELY(st != PLD_OK)) {
@@ -118,6 +120,8 @@ static void wait_cell(pld_ctx *c, pld_dtensor signal, pld__wait_desc *wd)
     }
     if (c->rec)
         pld__rec_wait(c, signal.buf, wd->off, wd->coords, signal.ndim, wd->expected, wd->cmp);
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS) && wd->cmp == PLD_WAIT_EQ)
+        pld__hazard_wait_eq(c, signal, wd->off, wd->expected);
     /* fast path: already satisfied, no clock reads */
     int32_t v = c->tp->signal_load(c, signal.buf, wd->off);
     if (pld__wait_satisfied(v, wd->expected, wd->cmp)) {

@@ -199,6 +199,12 @@ pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t col
     PLD__CTX_CHECK(c, "pld_tile_create");
     pld__check_live(c);
     pld_tile *t = pld__tile_alloc(c, "pld_tile_create", dtype, rows, cols);
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS)) {
+        char what[96];
+        snprintf(what, sizeof what, "tile t%d %s [%lld,%lld] with the tiles in use", t->id,
+                 pld_dtype_name(dtype), (long long)rows, (long long)cols);
+        pld__hazard_limit_check(c, "pld_tile_create", PLD__HZ_UB, c->agent->ub_used, what);
+    }
     if (c->ir)
         pld__ir_emit(c->ir, c->depth, "tile.create t%d %s[%lld,%lld]", t->id, pld_dtype_name(dtype),
                      (long long)rows, (long long)cols);

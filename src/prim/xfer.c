@@ -123,6 +123,16 @@ static void plan_xfer(pld_ctx *c, const char *api, const pld_xfer *x, pld_dtenso
                     (unsigned long long)stage, free_ub, c->agent->ub_cap);
     }
     p->staging = (size_t)stage;
+    if (PLD__UNLIKELY(c->obs & PLD__OBS_HAZARDS)) {
+        snprintf(a, sizeof a, "%s of %s staged %s through UB, with the tiles in use,",
+                 chunked ? "chunk" : "transfer",
+                 pld__fmt_dims(b, sizeof b, chunked ? (int64_t[2]){p->cr, p->cc} : p->wr.ext,
+                               chunked ? 2 : n),
+                 x->pipeline ? "twice (pipeline)"
+                 : chunked   ? "once"
+                             : "whole");
+        pld__hazard_limit_check(c, api, PLD__HZ_UB, stage + c->agent->ub_used, a);
+    }
 }
 
 /* 1 if the whole transfer is one contiguous byte run on both sides. */

@@ -67,7 +67,7 @@ has "$out" "UB 65536 bytes per core"
 # bad values: every one reported, the table still printed, status 2
 run 2 env PLD_CHECK=races PLD_UB_BYTES=1T "$pld" info --env
 has "$out" "PLD_CHECK = INVALID (environment: PLD_CHECK=races)"
-has "$err" "pld info: PLD_ERR_ARG: PLD_CHECK=races: unknown word 'races' (accepted: signals, race, noargs, all, comma-separated)"
+has "$err" "pld info: PLD_ERR_ARG: PLD_CHECK=races: unknown word 'races' (accepted: signals, race, noargs, hazards, all, comma-separated)"
 has "$err" "PLD_UB_BYTES=1T: unknown unit 'T' (accepted: a size in bytes 1K..1G"
 run 2 env PLD_WAIT_TIMEOUT_MS=1e20 "$pld" info --env
 has "$err" "PLD_WAIT_TIMEOUT_MS=1e20: not a duration (accepted: an integer in milliseconds 1..2147483647, or with a unit: 1500ms, 2s, 5min)"

@@ -101,7 +101,7 @@ Test(settings, check_words_are_strict, .timeout = 30)
 {
     expect_bad("PLD_CHECK", "races",
                "pld_world_init: PLD_CHECK=races: unknown word 'races' (accepted: signals, race, "
-               "noargs, all, comma-separated)");
+               "noargs, hazards, all, comma-separated)");
     expect_bad("PLD_CHECK", "race,signal", "PLD_CHECK=race,signal: unknown word 'signal'");
     expect_bad("PLD_CHECK", "race,", "PLD_CHECK=race,: empty word");
     expect_bad("PLD_CHECK", "race signals", "unknown word 'race signals'");
