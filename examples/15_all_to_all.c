@@ -15,22 +15,30 @@
  * --mode builtin: pld_all_to_all does the puts and the barrier, and stops
  *                 there: the window is the result, reading it back stays
  *                 in my code.
+ * --mode hand_lines: the hand kernel with its barrier on a [P, 16] signal,
+ *                 one 64-byte line per writer. On the NPU a Set is a cached
+ *                 store that writes its whole line back, so the [P, 1] cells
+ *                 of several writers on one line (the seed's form, --mode
+ *                 hand) can undo each other; PLD_CHECK=hazards reports it.
  *
- *   build/examples/15_all_to_all -p a2a3sim -d 0,1 [--mode hand|builtin] [--ir]
+ *   build/examples/15_all_to_all -p a2a3sim -d 0,1 [--mode hand|builtin|hand_lines] [--ir]
  */
 #include "example_util.h"
 
 #define SIZE 64
 
-enum { MODE_HAND, MODE_BUILTIN };
-static const char *const modes[] = {"hand", "builtin", NULL};
+enum { MODE_HAND, MODE_BUILTIN, MODE_HAND_LINES };
+static const char *const modes[] = {"hand", "builtin", "hand_lines", NULL};
+
+/* INT32 cells per 64-byte line: --mode hand_lines gives each writer one */
+#define LINE_CELLS 16
 
 typedef struct a2a_args {
     int mode;
     int32_t *x;         /* [P][P, SIZE] host-prepared: rank r's input at r */
     int32_t *y;         /* [P][P, SIZE]: rank r's output at r */
     pld_dtensor data;   /* [P, SIZE] INT32: row s = the chunk rank s sent me */
-    pld_dtensor signal; /* [P, 1] INT32 */
+    pld_dtensor signal; /* [P, 1] INT32 ([P, 16] in --mode hand_lines) */
 } a2a_args;
 
 /* input[r][d][j]: the chunk rank r makes for rank d. Source, destination
@@ -58,7 +66,10 @@ static void hand_step(pld_ctx *ctx, a2a_args *a, pld_tensor x, pld_tensor y) {
     }
 
     /* Phase 2 — barrier. I am the only writer of cell [me,0] on each peer,
-     * so Set is enough: Set 1 / wait Ge 1. */
+     * so Set is enough: Set 1 / wait Ge 1. With a [P, 1] signal the cells
+     * of all writers share one 64-byte line of the receiver, which the NPU
+     * does not survive (PLD_CHECK=hazards says so); --mode hand_lines
+     * passes a [P, 16] signal: row me is my own line. */
     for (int peer = 0; peer < nranks; peer++)
         if (peer != me) pld_notify(ctx, a->signal, peer, PLD_IDX(me, 0), 1, PLD_NOTIFY_SET);
     for (int src = 0; src < nranks; src++)
@@ -93,8 +104,8 @@ static void a2a_kernel(pld_ctx *ctx, void *arg) {
     pld_tensor x = pld_tensor_make(a->x + me * block, PLD_INT32, 2, PLD_IDX(nranks, SIZE));
     pld_tensor y = pld_tensor_make(a->y + me * block, PLD_INT32, 2, PLD_IDX(nranks, SIZE));
 
-    if (a->mode == MODE_HAND)
-        hand_step(ctx, a, x, y);
+    if (a->mode != MODE_BUILTIN)
+        hand_step(ctx, a, x, y); /* the signal's shape makes the difference */
     else
         builtin_step(ctx, a, x, y);
 
@@ -132,7 +143,8 @@ int main(int argc, char **argv) {
 
     st = ex_alloc_window_2d(w, "data", PLD_INT32, nranks, SIZE, &data_buf, &a->data);
     if (st == PLD_OK)
-        st = ex_alloc_window_2d(w, "signal", PLD_INT32, nranks, 1, &signal_buf, &a->signal);
+        st = ex_alloc_window_2d(w, "signal", PLD_INT32, nranks,
+                                mode == MODE_HAND_LINES ? LINE_CELLS : 1, &signal_buf, &a->signal);
     if (st == PLD_OK) st = pld_launch(w, a2a_kernel, a);
 
 out:
