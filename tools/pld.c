@@ -31,6 +31,8 @@ static int usage(FILE *out)
                  "                                --env: the PLD_* settings and their values\n"
                  "  bench <collective|all> ...    measure collectives (nccl-tests style table)\n"
                  "  cost <collective> -s SIZE ... the cost card: bytes per rank, barrier rounds\n"
+                 "  moe [-E N -k K -t T ...]      an MoE dispatch in three forms: bytes, queues,\n"
+                 "                                predicted time; --run measures them\n"
                  "  explore PROGRAM [ARGS] ...    run PROGRAM under many schedule-explorer seeds\n"
                  "  tune [--show]                 measure the cost model's parameters (PLD_AUTO)\n"
                  "  trace merge OUT IN...         merge per-rank traces (mpi) into one\n"
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
         return bench_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "cost"))
         return cost_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "moe"))
+        return moe_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "explore"))
         return explore_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "tune"))

@@ -8,5 +8,6 @@
 
 int bench_main(int argc, char **argv); /* pld bench */
 int cost_main(int argc, char **argv);  /* pld cost */
+int moe_main(int argc, char **argv);   /* pld moe (tools/moe) */
 
 #endif

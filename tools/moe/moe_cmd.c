@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `pld moe`: what a routed MoE layer's dispatch costs in each of three
+ * forms (whole blocks through all_to_all_v, the indexed URMA dispatch,
+ * packed counted rows), predicted from the cost model; --run executes
+ * each on the same routing and prints what it measured beside the
+ * prediction. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cli.h"
+#include "moe_model.h"
+#include "moe_run.h"
+
+typedef struct moe_opts {
+    cli_shared sh;
+    moe_shape m;
+    int run, iters, warmup, repeats;
+} moe_opts;
+
+static int usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pld moe [options]\n"
+            "  -d, --device LIST   devices = ranks = expert-parallel degree P (default 0,1)\n"
+            "  -p, --platform P    a2a3sim (default) | a5sim (the indexed form runs there only)\n"
+            "  -E, --experts N     local experts per rank (default 2)\n"
+            "  -k, --topk K        experts per token, distinct (default 2; at most P*E)\n"
+            "  -t, --tokens T      tokens per rank (default 64)\n"
+            "  -H, --hidden H      hidden size, elements per row (default 1024)\n"
+            "      --dtype T       payload dtype (default bf16)\n"
+            "      --zipf S        expert popularity ~ 1/rank^S over a seeded order of the\n"
+            "                      experts (default 0: uniform routing)\n"
+            "      --seed N        routing seed (default 1)\n"
+            "      --run           run each form on this routing (thread or process transport)\n"
+            "  -n, --iters N       timed calls per launch with --run (default 20)\n"
+            "  -w, --warmup N      untimed calls first (default 5)\n"
+            "      --repeats R     timed launches; the median is printed (default 5)\n"
+            "      --transport T   thread (default) | process, for --run\n"
+            "Per form: rounds, bytes to peers (busiest rank and all ranks), padding (bytes\n"
+            "moved beyond the counted rows), the a5sim URMA queue use of the remote sends,\n"
+            "and the cost model's predicted time (pld tune); --run adds the measured time\n"
+            "and bytes. Exit status: 0, 1 when a run failed or its counters differ from\n"
+            "the card, 2 usage.\n");
+    return out == stderr ? CLI_EXIT_USAGE : 0;
+}
+
+static int int_opt(cli *k, const char *opt, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = cli_value(k, opt);
+    if (!v)
+        return CLI_EXIT_USAGE;
+    if (cli_int(v, lo, hi, out))
+        return cli_usage_error(k, "%s %s: want a whole number in [%lld, %lld]", opt, v,
+                               (long long)lo, (long long)hi);
+    return 0;
+}
+
+static int parse(moe_opts *o, int argc, char **argv)
+{
+    cli k;
+    const char *arg;
+    int64_t x;
+    cli_init(&k, "moe", argc, argv);
+    *o = (moe_opts){.sh = {.dtype = PLD_BF16, .op = PLD_SUM},
+                    .m = {.e = 2, .k = 2, .t = 64, .h = 1024, .seed = 1},
+                    .iters = 20,
+                    .warmup = 5,
+                    .repeats = 5};
+    while ((arg = cli_next(&k))) {
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+            return -1;
+        int shared = cli_shared_option(&k, arg, &o->sh);
+        if (shared < 0)
+            return CLI_EXIT_USAGE;
+        if (shared)
+            continue;
+        int rc = 0;
+        if (cli_is(&k, arg, "-E", "--experts")) {
+            if (!(rc = int_opt(&k, "--experts", 1, 4096, &x)))
+                o->m.e = (int)x;
+        } else if (cli_is(&k, arg, "-k", "--topk")) {
+            if (!(rc = int_opt(&k, "--topk", 1, 4096, &x)))
+                o->m.k = (int)x;
+        } else if (cli_is(&k, arg, "-t", "--tokens")) {
+            if (!(rc = int_opt(&k, "--tokens", 1, 1 << 24, &x)))
+                o->m.t = x;
+        } else if (cli_is(&k, arg, "-H", "--hidden")) {
+            if (!(rc = int_opt(&k, "--hidden", 1, 1 << 24, &x)))
+                o->m.h = x;
+        } else if (cli_is(&k, arg, NULL, "--seed")) {
+            if (!(rc = int_opt(&k, "--seed", 0, INT64_MAX, &x)))
+                o->m.seed = (uint64_t)x;
+        } else if (cli_is(&k, arg, NULL, "--zipf")) {
+            const char *v = cli_value(&k, "--zipf");
+            char *end;
+            if (!v)
+                return CLI_EXIT_USAGE;
+            o->m.zipf = strtod(v, &end);
+            if (end == v || *end || o->m.zipf < 0 || o->m.zipf > 16)
+                return cli_usage_error(&k, "--zipf %s: want an exponent in [0, 16]", v);
+        } else if (cli_is(&k, arg, NULL, "--run")) {
+            o->run = 1;
+        } else if (cli_is(&k, arg, "-n", "--iters")) {
+            if (!(rc = int_opt(&k, "--iters", 1, 1000000, &x)))
+                o->iters = (int)x;
+        } else if (cli_is(&k, arg, "-w", "--warmup")) {
+            if (!(rc = int_opt(&k, "--warmup", 0, 1000000, &x)))
+                o->warmup = (int)x;
+        } else if (cli_is(&k, arg, NULL, "--repeats")) {
+            if (!(rc = int_opt(&k, "--repeats", 1, 1000, &x)))
+                o->repeats = (int)x;
+        } else {
+            return cli_usage_error(&k, "unexpected argument '%s'", arg);
+        }
+        if (rc)
+            return rc;
+    }
+    if (o->sh.mode != BENCH_MODE_DEFAULT)
+        return cli_usage_error(&k, "--mode: pld moe compares every form; it takes none");
+    return 0;
+}
+
+/* Largest and sum over ranks of one card field. */
+typedef struct span {
+    uint64_t max, sum;
+} span;
+
+static void add(span *s, uint64_t v)
+{
+    s->max = v > s->max ? v : s->max;
+    s->sum += v;
+}
+
+static void describe(const moe_routing *r)
+{
+    const moe_shape *m = &r->sh;
+    int p = m->p, g = p * m->e;
+    int64_t hot = 0, cold = INT64_MAX;
+    for (int x = 0; x < g; x++) {
+        int64_t n = 0;
+        for (int s = 0; s < p; s++)
+            n += r->cnt[(size_t)s * (size_t)g + (size_t)x];
+        hot = n > hot ? n : hot;
+        cold = n < cold ? n : cold;
+    }
+    printf("# routing: %s (seed %llu): rows per expert %lld .. %lld (uniform: %.1f)\n",
+           m->zipf > 0 ? "zipf" : "uniform", (unsigned long long)m->seed, (long long)cold,
+           (long long)hot, (double)p * (double)m->t * m->k / g);
+    if (m->zipf > 0)
+        printf("# zipf exponent %.3g\n", m->zipf);
+    printf("# capacities: blocks %lld rows per destination, indexed %lld slots per source "
+           "(min(k,E)*T); packed M = T = %lld rows per (destination, expert)\n",
+           (long long)moe_block_rows(m), (long long)moe_block_rows(m), (long long)m->t);
+}
+
+static int print_form(const moe_routing *r, int form, const pld_tune *tune, const moe_measured *ms)
+{
+    int p = r->sh.p, bad = 0;
+    span to = {0}, pad = {0};
+    moe_urma u = {0};
+    int rounds = 0;
+    for (int q = 0; q < p; q++) {
+        moe_card k;
+        moe_card_make(r, form, q, &k);
+        add(&to, k.to_peers);
+        add(&pad, k.padding);
+        u.sqes += k.urma.sqes, u.wqebbs += k.urma.wqebbs, u.nops += k.urma.nops;
+        u.doorbells += k.urma.doorbells;
+        rounds = k.rounds;
+        if (ms && ms->st == PLD_OK) {
+            const pld_counters *c = &ms->counters[q];
+            if (c->bytes_to_peers != k.to_peers || c->bytes_from_peers != k.from_peers ||
+                c->bytes_self != k.self ||
+                (form != MOE_BLOCKS && r->sh.p > 1 && c->urma_sqes != k.urma.sqes &&
+                 c->urma_sqes != 0))
+                bad = 1;
+        }
+    }
+    double pred = moe_predict_us(r, form, tune);
+    printf(" %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %11.1f",
+           moe_form_name(form), rounds, (unsigned long long)to.max, (unsigned long long)to.sum,
+           (unsigned long long)pad.max, (unsigned long long)pad.sum, (unsigned long long)u.sqes,
+           (unsigned long long)u.wqebbs, (unsigned long long)u.nops,
+           (unsigned long long)u.doorbells, pred);
+    if (ms) {
+        if (ms->st != PLD_OK) {
+            printf("   not run: %s: %s", pld_status_name(ms->st), ms->why);
+        } else {
+            span mto = {0};
+            for (int q = 0; q < p; q++)
+                add(&mto, ms->counters[q].bytes_to_peers);
+            printf(" %11.1f %9.1f-%-9.1f %6.2f %14llu %5s %5d", ms->us, ms->us_min, ms->us_max,
+                   pred > 0 ? ms->us / pred : 0, (unsigned long long)mto.sum, bad ? "NO" : "yes",
+                   ms->wrong);
+        }
+    }
+    printf("\n");
+    return bad || (ms && ms->st == PLD_OK && ms->wrong);
+}
+
+int moe_main(int argc, char **argv)
+{
+    moe_opts o;
+    int rc = parse(&o, argc, argv);
+    if (rc < 0)
+        return usage(stdout);
+    if (rc)
+        return rc;
+    pld_world *w = NULL;
+    pld_status st = pld_world_init(&w, &o.sh.cfg);
+    if (st != PLD_OK)
+        return cli_world_error("moe", st);
+    o.m.p = pld_world_size(w);
+    o.m.dtype = o.sh.dtype;
+    if (o.m.k > o.m.p * o.m.e) {
+        fprintf(stderr, "pld moe: --topk %d is more than the P*E = %d experts\n", o.m.k,
+                o.m.p * o.m.e);
+        pld_world_finalize(w);
+        return CLI_EXIT_USAGE;
+    }
+    if (o.run && !strcmp(pld_world_transport(w), "mpi")) {
+        fprintf(stderr, "pld moe: --run runs on the thread or process transport\n");
+        pld_world_finalize(w);
+        return CLI_EXIT_USAGE;
+    }
+    moe_routing r;
+    if (moe_route(&o.m, &r)) {
+        fprintf(stderr, "pld moe: out of memory for the routing\n");
+        pld_world_finalize(w);
+        return 1;
+    }
+    pld_tune tune;
+    pld_world_tune(w, &tune);
+    size_t row = (size_t)o.m.h * pld_dtype_size(o.m.dtype);
+    printf("# pld moe: P=%d x E=%d experts, top-%d, T=%lld tokens per rank, H=%lld %s (%zu B "
+           "rows), platform %s\n",
+           o.m.p, o.m.e, o.m.k, (long long)o.m.t, (long long)o.m.h, pld_dtype_name(o.m.dtype), row,
+           pld_world_platform(w));
+    describe(&r);
+    printf("# bytes: to peers, busiest rank and all ranks; padding = bytes moved beyond the "
+           "counted rows; URMA: the remote sends as a5sim queues them (all ranks; blocks: as "
+           "if each block were one send)\n");
+    printf("#%-8s %6s %14s %14s %14s %14s %7s %7s %7s %5s %11s", "form", "rounds", "to_peers_max",
+           "to_peers_all", "padding_max", "padding_all", "SQEs", "WQEBBs", "NOPs", "bells",
+           "predict_us");
+    if (o.run)
+        printf(" %11s %19s %6s %14s %5s %5s", "measured_us", "min-max", "ratio", "to_peers_all",
+               "card", "wrong");
+    printf("\n");
+    int status = 0;
+    for (int f = 0; f < MOE_NFORMS; f++) {
+        moe_measured ms;
+        if (o.run)
+            moe_run(w, &r, f, o.iters, o.warmup, o.repeats, &ms);
+        status |= print_form(&r, f, &tune, o.run ? &ms : NULL);
+        if (o.run) {
+            if (ms.st != PLD_OK && !(f == MOE_INDEXED && ms.st == PLD_ERR_UNSUPPORTED))
+                status = 1;
+            free(ms.counters);
+        }
+    }
+    moe_routing_free(&r);
+    pld_world_finalize(w);
+    return status;
+}
