@@ -121,7 +121,10 @@ void pld_moe_combine(pld_ctx *c, const pld_moe_layout *l, pld_dtensor expert_out
     }
     pld__tile_release(c, sums);
     pld__tile_release(c, rct);
-    pld__credit_barrier(c, signal, 0, 2);
-    pld__credit_epilogue(c, signal, 0, 2);
+    /* the planted bug returns while peers may still read expert_out */
+    int rounds = PLD__MUTANT(moe_combine_no_done) ? 1 : 2;
+    if (rounds == 2)
+        pld__credit_barrier(c, signal, 0, 2);
+    pld__credit_epilogue(c, signal, 0, rounds);
     pld__coll_leave(c, signal);
 }

@@ -165,11 +165,16 @@ void pld_moe_dispatch(pld_ctx *c, const pld_moe_layout *l, pld_tensor input, pld
     for (int e = 0; e < ne; e++)
         off[e + 1] = off[e] + (int32_t)k.tot[(int64_t)c->rank * ne + e];
     send_blocks(c, api, &m, input, &k, pld_tile_data(place));
-    pld__credit_barrier(c, signal, 0, 2);
+    /* the planted bug overwrites the staged counts before the barrier */
+    int early = PLD__MUTANT(moe_recv_early);
+    if (!early)
+        pld__credit_barrier(c, signal, 0, 2);
     /* nobody reads my staged counts any more: keep what I received */
     int64_t shape[2] = {m.p, ne};
     pld__coll_put_rows(c, api, m.recv2, c->rank, 0, pld_tensor_make(k.recv, PLD_INT32, 2, shape), 0,
                        m.p);
+    if (early)
+        pld__credit_barrier(c, signal, 0, 2);
     pld__tile_release(c, place);
     pld__tile_release(c, recv);
     pld__tile_release(c, before);

@@ -20,6 +20,10 @@
  *   ll_no_wait          one-round broadcast: ranks wait only for the root's
  *                       payload, not for the empty flags of the others
  *   ll_flag_before_data one-round path: the flag is set before the payload
+ *   moe_recv_early      moe dispatch: recv_counts takes what arrived before the
+ *                       data round's barrier, while peers may still read the
+ *                       staged counts
+ *   moe_combine_no_done moe combine: returns without the read-done round
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

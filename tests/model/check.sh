@@ -46,8 +46,8 @@ T0=$(date +%s.%N)
 # ---- the configurations ---------------------------------------------------
 # Sequences (seq.pml), each at P = 2 and P = 3; a few more at P = 4, where
 # ring neighbours are no longer all of a rank's peers.
-SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a
-      disp_comb ring_ag ag_ring_ag rsag_a2a_rsag mix"
+SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a a2av_a2a_a2av
+      disp_comb mx_mx_comb_a2a ring_ag ag_ring_ag rsag_a2a_rsag mix"
 # With one-round calls (ll.pml): mixed with credit calls, and one-round only.
 LL_MIXED="llbc_a2a_llag_llag llar_mesh_llrs a2a_llbc_a2a rsag_llbc_mesh_rsag llmix"
 LL_SEQS="ll_a2a_bc_rs_bar $LL_MIXED"
@@ -59,7 +59,7 @@ CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar 4:rsag_a2a_rsag"
 
 # Mutants and the sequences whose code they change (smallest first).
 WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix llmix"
-WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a ring_ag
+WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a a2av_a2a_a2av ring_ag
            ag_ring_ag rsag_a2a_rsag mix llbc_a2a_llag_llag a2a_llbc_a2a llmix"
 WITH_RING="ring_ag ag_ring_ag mix"
 WITH_LL_BCAST="ll_a2a_bc_rs_bar a2a_llbc_a2a llbc_a2a_llag_llag rsag_llbc_mesh_rsag llmix"
@@ -72,8 +72,10 @@ declare -A APPLIES=(
     [mesh_no_readdone]="mesh_a2a mix llar_mesh_llrs rsag_llbc_mesh_rsag"
     [ring_drop_progress]=$WITH_RING
     [ring_skip_right_wait]=$WITH_RING
-    [a2av_count_first]="a2av_a2a mix"
+    [a2av_count_first]="a2av_a2a a2av_a2a_a2av mix"
     [combine_early]="disp_comb mix"
+    [moe_recv_early]="mx_mx_comb_a2a mix"
+    [moe_combine_no_done]="mx_mx_comb_a2a mix"
     [rsag_no_round2]=$WITH_RSAG
     [rsag_no_readdone]=$WITH_RSAG
     [ring_no_done]=$WITH_RING
@@ -82,12 +84,12 @@ declare -A APPLIES=(
     [ll_no_wait]=$WITH_LL_BCAST
     [ll_flag_before_data]=$LL_SEQS
 )
-# The first ten are the planted bugs of src/coll/mutant.h (same names,
+# The first twelve are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the last three
 # are the one-round path's (ll.pml), planted in src/coll/mutant.h too.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
-         rsag_no_round2 rsag_no_readdone
+         rsag_no_round2 rsag_no_readdone moe_recv_early moe_combine_no_done
          ring_no_done bcast_no_readdone ring_skip_right_wait
          ll_one_slot ll_no_wait ll_flag_before_data"
 # Mutants the model proves equivalent to the real protocol: they must pass.

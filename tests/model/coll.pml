@@ -51,7 +51,9 @@ byte rg[P * P];             /* allreduce ring data: P segments */
 #endif
 #ifdef USE_A2AV
 byte av[P * P];             /* all_to_all_v target [P*M,S]: one M-row block per source */
-byte rc[P * P];             /* recv_counts window [P,1] */
+byte rc[P * P];             /* recv_counts window [P,1], written by its owner only */
+byte cl[P * 2 * P];         /* count lines: on rank r, parity q, the line of writer s */
+#define CL(r, q, s) cl[((r) * 2 + (q)) * P + (s)]
 #define AV(r, s) av[(r) * P + (s)]
 #define RC(r, s) rc[(r) * P + (s)]
 #endif
@@ -62,6 +64,16 @@ byte eo[P * P];             /* combine expert_out [P*C,H], same layout as target
 #define SC(r) sc[r]
 #define TG(r, s) tg[(r) * P + (s)]
 #define EO(r, s) eo[(r) * P + (s)]
+#endif
+#ifdef USE_MX
+byte mr[P];                 /* MoE exchange recv_counts window [P,E] (as a whole) */
+byte mt[P * P];             /* its packed target: source s's rows on rank r */
+byte me_[P * P];            /* combine expert_out, same layout as the target */
+byte mo[P * P];             /* combine out: the rows back from expert rank d */
+#define MR(r) mr[r]
+#define MT(r, s) mt[(r) * P + (s)]
+#define ME(r, s) me_[(r) * P + (s)]
+#define MO(r, d) mo[(r) * P + (d)]
 #endif
 
 /* ---- the ordering guarantee G ----------------------------------------------
@@ -475,7 +487,10 @@ inline do_a2av(k)
 #ifdef a2av_count_first
     for (i : 1 .. P) {
         q = (me + i) % P;
-        RC(q, me) = V(k, 1)
+        if
+        :: q != me -> CL(q, k % 2, me) = V(k, 1)
+        :: else -> skip
+        fi
     };
     first_round(k);
     for (i : 1 .. P) {
@@ -486,10 +501,19 @@ inline do_a2av(k)
     for (i : 1 .. P) {
         q = (me + i) % P;
         AV(q, me) = V(k, 1);      /* the M-row block */
-        RC(q, me) = V(k, 1)       /* notify(recv_counts, q, [me], n, Set) */
+        if                        /* notify(my line of q's count lines, Set) */
+        :: q != me -> CL(q, k % 2, me) = V(k, 1)
+        :: else -> skip
+        fi
     };
     first_round(k);
 #endif
+    for (i : 0 .. P - 1) {        /* my recv_counts from my count lines */
+        if
+        :: i != me -> assert(CL(me, k % 2, i) == V(k, 1)); RC(me, i) = V(k, 1)
+        :: else -> RC(me, i) = V(k, 1)
+        fi
+    };
     credit_epilogue(1);
     for (i : 0 .. P - 1) {        /* the caller reads recv_counts, then rows */
         assert(RC(me, i) == V(k, 1));
@@ -554,6 +578,76 @@ inline do_combine(k)
     atomic {                      /* the experts may reuse it */
         for (i : 0 .. P - 1) {
             EO(me, i) = 0
+        }
+    }
+}
+#endif
+
+#ifdef USE_MX
+/* ---- the MoE exchange (moe_dispatch.c, moe_combine.c) ----------------------
+ * recv_counts holds V(k, 1) while it carries this rank's staged send counts
+ * and V(k, 2) once it holds what the rank received. */
+inline do_mx_dispatch(k)
+{
+    agree_publish(k);
+    MR(me) = V(k, 1);             /* counts round: my send_counts, staged */
+    first_round(k);
+    for (i : 0 .. P - 1) {        /* pull every peer's count matrix */
+        if
+        :: i != me -> assert(MR(i) == V(k, 1))
+        :: else -> skip
+        fi
+    };
+    for (i : 0 .. P - 1) {        /* data round: rows to their packed places */
+        if
+        :: i != me -> MT(i, me) = V(k, 1)
+        :: else -> skip
+        fi
+    };
+    MT(me, me) = V(k, 1);
+#ifdef moe_recv_early
+    MR(me) = V(k, 2);             /* mutant: received counts before the barrier */
+    credit_barrier(2);
+#else
+    credit_barrier(2);            /* every row landed, nobody reads my counts */
+    MR(me) = V(k, 2);
+#endif
+    credit_epilogue(2);
+    for (i : 0 .. P - 1) {        /* the caller reads the target at once */
+        assert(MT(me, i) == V(k, 1))
+    };
+    assert(MR(me) == V(k, 2))
+}
+
+/* The experts between dispatch kd and combine kc. */
+inline do_mx_expert(kd, kc)
+{
+    for (i : 0 .. P - 1) {
+        assert(MT(me, i) == V(kd, 1));
+        ME(me, i) = V(kc, 1)
+    }
+}
+
+/* Combine kc of the rows dispatch kd sent. */
+inline do_mx_combine(kd, kc)
+{
+    agree_publish(kc);
+    first_round(kc);              /* every expert_out final, recv_counts intact */
+    for (i : 0 .. P - 1) {        /* per expert rank: its recv_counts, my rows */
+        assert(MR(i) == V(kd, 2));
+        assert(ME(i, me) == V(kc, 1));
+        MO(me, i) = V(kc, 1)
+    };
+#ifdef moe_combine_no_done
+    credit_epilogue(1);           /* mutant: no read-done round */
+#else
+    credit_barrier(2);            /* nobody reads expert_out any more */
+    credit_epilogue(2);
+#endif
+    atomic {                      /* the caller reads out; the experts reuse theirs */
+        for (i : 0 .. P - 1) {
+            assert(MO(me, i) == V(kc, 1));
+            ME(me, i) = 0
         }
     }
 }

@@ -64,10 +64,27 @@
 #define USE_A2A
 #define SEQUENCE do_a2av(1); do_a2a(2)
 
+#elif defined(SEQ_a2av_a2a_a2av)
+/* all_to_all_v -> all_to_all -> all_to_all_v: the second all_to_all_v
+ * reuses the count lines of the first (the same parity here, with one call
+ * between; the library alternates them by call) */
+#define USE_A2AV
+#define USE_A2A
+#define SEQUENCE do_a2av(1); do_a2a(2); do_a2av(3)
+
 #elif defined(SEQ_disp_comb)
 /* indexed dispatch -> local expert step -> indexed combine */
 #define USE_MOE
 #define SEQUENCE do_dispatch(1); do_expert(1, 2); do_combine(2)
+
+#elif defined(SEQ_mx_mx_comb_a2a)
+/* MoE exchange: two dispatches back to back (no barrier between: a peer
+ * writes a target only after its owner entered the call), the experts, the
+ * combine, and a push into other windows right after it */
+#define USE_MX
+#define USE_A2A
+#define SEQUENCE do_mx_dispatch(1); do_mx_dispatch(2); do_mx_expert(2, 3); do_mx_combine(2, 3); \
+    do_a2a(4)
 
 #elif defined(SEQ_ring_ag)
 /* allreduce ring -> allgather, the allgather's [P,1] signal being row 0 of
@@ -97,9 +114,11 @@
 #define USE_A2A
 #define USE_A2AV
 #define USE_MOE
+#define USE_MX
 #define SEQUENCE do_ring(1); do_bcast(2, 0); do_allgather(3); do_rs(4); do_mesh(5); \
     do_rsag(6); do_a2a(7); do_a2av(8); do_bcast(9, P - 1); do_allgather_inplace(10); \
-    do_dispatch(11); do_expert(11, 12); do_combine(12); do_barrier(13)
+    do_dispatch(11); do_expert(11, 12); do_combine(12); do_mx_dispatch(13); \
+    do_mx_expert(13, 14); do_mx_combine(13, 14); do_barrier(15)
 
 #elif defined(SEQ_llbc_a2a_llag_llag)
 /* one-round broadcast(root 0) -> all_to_all -> one-round allgather, twice:

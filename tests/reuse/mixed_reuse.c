@@ -8,6 +8,8 @@
  * and a builtin's inputs may be restaged as soon as it returns. This program
  * relies on exactly that and on nothing more:
  *
+ *   - both MoE forms run: the indexed dispatch and combine, and the MoE
+ *     exchange (per-expert counts, packed target) over every dtype;
  *   - the [P,1]-signal allreduce takes its algorithms in turn (mesh, the
  *     two-phase rs_ag, auto -- one round when small), the ring has its own
  *     kind;
@@ -19,7 +21,8 @@
  *   - every builtin kind writes windows of its own, and the seeded draw never
  *     picks the same kind twice in a row. It favours the kind of call k-2,
  *     so that a rank that ran ahead into call k+1 would write the very
- *     window a slow peer is still checking for call k-1;
+ *     window a slow peer is still checking for call k-1; and half the time
+ *     it follows a dispatch with its combine at once;
  *   - inputs are restaged right before each call with values keyed by
  *     (call, rank, element), and every result is checked right after the
  *     call returns against a plain C reference: data of an earlier call, or
@@ -69,6 +72,9 @@
 #define MOE_C 29         /* dispatch slots per source (more than one 12-row SQE) */
 #define MOE_H 5
 #define MOE_NMAX 37
+#define MX_E 2 /* the MoE exchange: experts per rank, */
+#define MX_M 3 /* rows per (destination, expert) block, */
+#define MX_H 7 /* elements per row */
 
 enum kind {
     K_BARRIER,
@@ -83,6 +89,8 @@ enum kind {
     K_A2AV,
     K_DISPATCH,
     K_COMBINE,
+    K_MX_DISPATCH,
+    K_MX_COMBINE,
     K_N
 };
 static const char *const kind_name[K_N] = {
@@ -98,7 +106,12 @@ static const char *const kind_name[K_N] = {
     [K_A2AV] = "all_to_all_v",
     [K_DISPATCH] = "indexed_all_to_all_v",
     [K_COMBINE] = "indexed_combine",
+    [K_MX_DISPATCH] = "moe_dispatch",
+    [K_MX_COMBINE] = "moe_combine",
 };
+
+/* The MoE exchange moves rows whatever their type: one buffer, every dtype. */
+static const pld_dtype mx_dtype[5] = {PLD_FP32, PLD_BF16, PLD_INT8, PLD_INT32, PLD_FP16};
 
 static const pld_dtype red_dtype[3] = {PLD_FP32, PLD_BF16, PLD_INT32};
 static const char *const op_name[4] = {"sum", "max", "min", "prod"};
@@ -116,6 +129,9 @@ typedef struct scratch {
     float *moe_out;     /* [NMAX,H] */
     int32_t *lay_cnt;   /* [P]   another rank's layout, for the references */
     int32_t *lay_index; /* [P,C] */
+    void *mx_in;        /* [P*E*M, H] of 4-byte elements at most */
+    int32_t *mx_send;   /* [P,E] */
+    int32_t *mx_off;    /* [E+1] */
 } scratch;
 
 typedef struct args {
@@ -126,6 +142,8 @@ typedef struct args {
     pld_dtensor rs[3][2];              /* dtype x {[P,S_SMALL], [P,S_MED]} */
     pld_dtensor mesh[3][3], ring_data[3][3], cores[3][3]; /* dtype x {small, med, big} */
     pld_dtensor moe_target[2], moe_send, expert_out;      /* fp32/int8 [P*C,H]; [P,1]; fp32 */
+    pld_dtensor mx_target[5], mx_eout[5], mx_out[5];      /* mx_dtype x [P*E*M, H] */
+    pld_dtensor mx_recv;                                  /* [P,E] */
     unsigned char *scratch_base;
     size_t scratch_bytes; /* per rank */
     int iters;
@@ -166,11 +184,16 @@ static uint32_t draw(uint64_t *s, uint32_t n)
     return (uint32_t)((*s * 0x2545F4914F6CDD1DULL) >> 32) % n;
 }
 
-static int draw_kind(uint64_t *s, int prev, int prev2, int have_dispatch)
+static int draw_kind(uint64_t *s, int prev, int prev2, int have_dispatch, int have_mx)
 {
+    /* half the time a dispatch is followed at once by its combine: only
+     * then can a combine that pulls too early meet an expert step that has
+     * not run yet (any call between orders them) */
+    if ((prev == K_DISPATCH || prev == K_MX_DISPATCH) && draw(s, 2) == 0)
+        return prev == K_DISPATCH ? K_COMBINE : K_MX_COMBINE;
     for (;;) {
         int k = prev2 >= 0 && draw(s, 2) == 0 ? prev2 : (int)draw(s, K_N);
-        if (k == prev || (k == K_COMBINE && !have_dispatch))
+        if (k == prev || (k == K_COMBINE && !have_dispatch) || (k == K_MX_COMBINE && !have_mx))
             continue;
         return k;
     }
@@ -443,6 +466,9 @@ static size_t carve(unsigned char *base, int np, scratch *s)
     TAKE(moe_out, (size_t)MOE_NMAX * MOE_H * 4);
     TAKE(lay_cnt, (size_t)np * 4);
     TAKE(lay_index, (size_t)np * MOE_C * 4);
+    TAKE(mx_in, (size_t)np * MX_E * MX_M * MX_H * 4);
+    TAKE(mx_send, (size_t)np * MX_E * 4);
+    TAKE(mx_off, (size_t)(MX_E + 1) * 4);
 #undef TAKE
     return off;
 }
@@ -471,7 +497,144 @@ typedef struct moe_state {
     int call; /* -1: none yet */
     int int8;
     int version; /* of the experts: combines since that dispatch */
+    /* the same for the MoE exchange */
+    int mx_call, mx_dt, mx_version;
 } moe_state;
+
+/* ---- the MoE exchange (per-expert counts, packed target) --------------------------- */
+
+/* Rows rank s sends expert e of rank d in call `call`: 0 and M included. */
+static int32_t mx_count(uint32_t seed, int call, int s, int d, int e)
+{
+    uint32_t v = hash4(seed ^ 0x3e2U, (uint32_t)call, (uint32_t)s, (uint32_t)(d * MX_E + e));
+    return v % 4 == 0 ? 0 : v % 4 == 1 ? MX_M : (int32_t)((v >> 8) % (MX_M + 1));
+}
+
+/* The expert of version v flips these bits of every byte it returns. */
+static uint8_t mx_key(int version)
+{
+    return (uint8_t)(0x5a + 29 * version) | 1u;
+}
+
+/* Where block (s, e) starts in rank d's packed target: expert-major, then
+ * source. */
+static int64_t mx_place(uint32_t seed, int call, int np, int d, int s, int e)
+{
+    int64_t row = 0;
+    for (int e2 = 0; e2 < e; e2++)
+        for (int s2 = 0; s2 < np; s2++)
+            row += mx_count(seed, call, s2, d, e2);
+    for (int s2 = 0; s2 < s; s2++)
+        row += mx_count(seed, call, s2, d, e);
+    return row;
+}
+
+static void run_mx_dispatch(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms,
+                            uint64_t *rng)
+{
+    int me = pld_rank(c), np = pld_nranks(c), call = h->call;
+    int dt = (int)draw(rng, 5);
+    pld_dtensor tgt = a->mx_target[dt];
+    describe(h, tgt, "E 2, M 3");
+    size_t row = MX_H * pld_dtype_size(mx_dtype[dt]);
+    int64_t rows = (int64_t)np * MX_E * MX_M;
+    unsigned char *in = s->mx_in, *t = pld_local(c, tgt).data;
+    for (int d = 0; d < np; d++)
+        for (int e = 0; e < MX_E; e++) {
+            s->mx_send[d * MX_E + e] = mx_count(a->seed, call, me, d, e);
+            fill_bytes(in + (size_t)(d * MX_E + e) * MX_M * row, MX_M * row,
+                       tag_of(a->seed, me, d * MX_E + e, call));
+        }
+    /* rows past the total keep what was there; peers write this window only
+     * after this rank entered the call */
+    uint8_t sentinel = (uint8_t)(call * 7 + 1);
+    memset(t, sentinel, (size_t)rows * row);
+    pld_moe_layout l = {.experts_per_rank = MX_E, .max_rows = MX_M};
+    pld_moe_dispatch(c, &l, pld_tensor_make(in, mx_dtype[dt], 2, PLD_IDX(rows, MX_H)), tgt, a->sig,
+                     pld_tensor_make(s->mx_send, PLD_INT32, 2, PLD_IDX(np, MX_E)), a->mx_recv,
+                     pld_tensor_make(s->mx_off, PLD_INT32, 1, PLD_IDX(MX_E + 1)));
+    scribble(in, (size_t)rows * row, a->seed, call, me);
+    scribble(s->mx_send, (size_t)np * MX_E * 4, a->seed, call, me);
+    dawdle(a, call, me);
+    const int32_t *rc = pld_local(c, a->mx_recv).data;
+    int64_t total = 0;
+    for (int e = 0; e < MX_E; e++) {
+        if (s->mx_off[e] != total)
+            pld_fail(c, "call %d %s (%s): rank %d expert_offsets[%d]: got %d, want %lld", call,
+                     kind_name[h->kind], h->what, me, e, (int)s->mx_off[e], (long long)total);
+        for (int src = 0; src < np; src++) {
+            int32_t n = mx_count(a->seed, call, src, me, e);
+            if (rc[src * MX_E + e] != n)
+                pld_fail(c, "call %d %s (%s): rank %d recv_counts[%d][%d]: got %d, want %d", call,
+                         kind_name[h->kind], h->what, me, src, e, (int)rc[src * MX_E + e], (int)n);
+            int64_t at = mx_place(a->seed, call, np, me, src, e);
+            check_bytes(h, "packed block from rank", src, t + (size_t)at * row, (size_t)n * row,
+                        src, me * MX_E + e);
+            total += n;
+        }
+    }
+    for (int64_t i = total * (int64_t)row; i < rows * (int64_t)row; i++)
+        if (t[i] != sentinel)
+            pld_fail(c,
+                     "call %d %s (%s): rank %d target byte %lld past the %lld rows: got 0x%02x, "
+                     "want 0x%02x",
+                     call, kind_name[h->kind], h->what, me, (long long)i, (long long)total, t[i],
+                     sentinel);
+    /* the expert step: expert_out (same dtype view) = the rows, bits flipped */
+    unsigned char *eo = pld_local(c, a->mx_eout[dt]).data;
+    for (int64_t i = 0; i < total * (int64_t)row; i++)
+        eo[i] = t[i] ^ mx_key(0);
+    ms->mx_call = call;
+    ms->mx_dt = dt;
+    ms->mx_version = 0;
+}
+
+static void run_mx_combine(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms)
+{
+    int me = pld_rank(c), np = pld_nranks(c), call = h->call, dt = ms->mx_dt;
+    char extra[64];
+    snprintf(extra, sizeof extra, "dispatch of call %d, expert v%d", ms->mx_call, ms->mx_version);
+    describe(h, a->mx_out[dt], extra);
+    size_t row = MX_H * pld_dtype_size(mx_dtype[dt]);
+    int64_t rows = (int64_t)np * MX_E * MX_M;
+    for (int d = 0; d < np; d++)
+        for (int e = 0; e < MX_E; e++)
+            s->mx_send[d * MX_E + e] = mx_count(a->seed, ms->mx_call, me, d, e);
+    unsigned char *o = pld_local(c, a->mx_out[dt]).data;
+    uint8_t sentinel = (uint8_t)(call * 7 + 3);
+    memset(o, sentinel, (size_t)rows * row); /* only this rank writes its out */
+    pld_moe_layout l = {.experts_per_rank = MX_E, .max_rows = MX_M};
+    pld_moe_combine(c, &l, a->mx_eout[dt], a->mx_out[dt], a->sig,
+                    pld_tensor_make(s->mx_send, PLD_INT32, 2, PLD_IDX(np, MX_E)), a->mx_recv);
+    scribble(s->mx_send, (size_t)np * MX_E * 4, a->seed, call, me);
+    dawdle(a, call, me);
+    uint8_t key = mx_key(ms->mx_version);
+    for (int d = 0; d < np; d++)
+        for (int e = 0; e < MX_E; e++) {
+            int32_t n = mx_count(a->seed, ms->mx_call, me, d, e);
+            uint32_t tag = tag_of(a->seed, me, d * MX_E + e, ms->mx_call);
+            const unsigned char *b = o + (size_t)(d * MX_E + e) * MX_M * row;
+            for (size_t k = 0; k < MX_M * row; k++) {
+                uint8_t want = k < (size_t)n * row ? (uint8_t)(pat_byte(tag, k) ^ key) : sentinel;
+                if (b[k] != want)
+                    pld_fail(c,
+                             "call %d %s (%s): rank %d out block (%d,%d) byte %zu (%d rows "
+                             "back): got 0x%02x, want 0x%02x",
+                             call, kind_name[h->kind], h->what, me, d, e, k, (int)n, b[k], want);
+            }
+        }
+    /* no peer reads expert_out any more: the experts move to the next
+     * version in place */
+    const int32_t *rc = pld_local(c, a->mx_recv).data;
+    int64_t total = 0;
+    for (int i = 0; i < np * MX_E; i++)
+        total += rc[i];
+    unsigned char *eo = pld_local(c, a->mx_eout[dt]).data;
+    uint8_t step = (uint8_t)(mx_key(ms->mx_version) ^ mx_key(ms->mx_version + 1));
+    for (int64_t i = 0; i < total * (int64_t)row; i++)
+        eo[i] ^= step;
+    ms->mx_version++;
+}
 
 static void run_dispatch(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *ms,
                          uint64_t *rng)
@@ -768,6 +931,12 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
     case K_COMBINE:
         run_combine(a, c, h, s, ms, rng);
         break;
+    case K_MX_DISPATCH:
+        run_mx_dispatch(a, c, h, s, ms, rng);
+        break;
+    case K_MX_COMBINE:
+        run_mx_combine(a, c, h, s, ms);
+        break;
     case K_N:
         break;
     }
@@ -803,7 +972,7 @@ static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot)
     /* scratch by world rank: group ranks repeat across groups */
     carve(a->scratch_base + (size_t)slot * a->scratch_bytes, pld_nranks(c), &l->s);
     l->rng = 0x9e3779b97f4a7c15ULL * ((uint64_t)a->seed + 1);
-    l->ms = (moe_state){.call = -1, .int8 = 0};
+    l->ms = (moe_state){.call = -1, .int8 = 0, .mx_call = -1};
     l->prev = l->prev2 = -1;
     l->call = 0;
 }
@@ -811,7 +980,7 @@ static void lane_begin(lane *l, const args *a, pld_ctx *c, int slot)
 static void lane_step(lane *l)
 {
     chk h = {.c = l->c, .seed = l->a->seed, .call = l->call++};
-    h.kind = (enum kind)draw_kind(&l->rng, l->prev, l->prev2, l->ms.call >= 0);
+    h.kind = (enum kind)draw_kind(&l->rng, l->prev, l->prev2, l->ms.call >= 0, l->ms.mx_call >= 0);
     run_call(l->a, l->c, &h, &l->s, &l->ms, &l->rng);
     l->prev2 = l->prev;
     l->prev = (int)h.kind;
@@ -934,6 +1103,15 @@ static void setup(args *a, int np, const char *prefix)
     a->moe_send = view(buffer(4 * (size_t)p, NAME("moe_send_counts")), PLD_INT32, 2, PLD_IDX(p, 1));
     a->expert_out = view(buffer((size_t)p * MOE_C * MOE_H * 4, NAME("expert_out")), PLD_FP32, 2,
                          PLD_IDX(p * MOE_C, MOE_H));
+    const char *mx_names[3] = {"mx_target", "mx_expert_out", "mx_out"};
+    pld_dtensor *mx_views[3] = {a->mx_target, a->mx_eout, a->mx_out};
+    for (int k = 0; k < 3; k++) {
+        b = buffer((size_t)p * MX_E * MX_M * MX_H * 4, NAME(mx_names[k]));
+        for (int dt = 0; dt < 5; dt++)
+            mx_views[k][dt] = view(b, mx_dtype[dt], 2, PLD_IDX(p * MX_E * MX_M, MX_H));
+    }
+    a->mx_recv =
+        view(buffer(4 * (size_t)p * MX_E, NAME("mx_recv_counts")), PLD_INT32, 2, PLD_IDX(p, MX_E));
 #undef NAME
 
     /* per-rank inputs and outputs of the plain-tensor arguments, by world rank */
