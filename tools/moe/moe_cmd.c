@@ -21,28 +21,29 @@ typedef struct moe_opts {
 
 static int usage(FILE *out)
 {
-    fprintf(out,
-            "usage: pld moe [options]\n"
-            "  -d, --device LIST   devices = ranks = expert-parallel degree P (default 0,1)\n"
-            "  -p, --platform P    a2a3sim (default) | a5sim (the indexed form runs there only)\n"
-            "  -E, --experts N     local experts per rank (default 2)\n"
-            "  -k, --topk K        experts per token, distinct (default 2; at most P*E)\n"
-            "  -t, --tokens T      tokens per rank (default 64)\n"
-            "  -H, --hidden H      hidden size, elements per row (default 1024)\n"
-            "      --dtype T       payload dtype (default bf16)\n"
-            "      --zipf S        expert popularity ~ 1/rank^S over a seeded order of the\n"
-            "                      experts (default 0: uniform routing)\n"
-            "      --seed N        routing seed (default 1)\n"
-            "      --run           run each form on this routing (thread or process transport)\n"
-            "  -n, --iters N       timed calls per launch with --run (default 20)\n"
-            "  -w, --warmup N      untimed calls first (default 5)\n"
-            "      --repeats R     timed launches; the median is printed (default 5)\n"
-            "      --transport T   thread (default) | process, for --run\n"
-            "Per form: rounds, bytes to peers (busiest rank and all ranks), padding (bytes\n"
-            "moved beyond the counted rows), the a5sim URMA queue use of the remote sends,\n"
-            "and the cost model's predicted time (pld tune); --run adds the measured time\n"
-            "and bytes. Exit status: 0, 1 when a run failed or its counters differ from\n"
-            "the card, 2 usage.\n");
+    fprintf(
+        out,
+        "usage: pld moe [options]\n"
+        "  -d, --device LIST   devices = ranks = expert-parallel degree P (default 0,1)\n"
+        "  -p, --platform P    a2a3sim (default) | a5sim (the indexed form runs there only)\n"
+        "  -E, --experts N     local experts per rank (default 2)\n"
+        "  -k, --topk K        experts per token, distinct (default 2; at most P*E)\n"
+        "  -t, --tokens T      tokens per rank (default 64)\n"
+        "  -H, --hidden H      hidden size, elements per row (default 1024)\n"
+        "      --dtype T       payload dtype (default bf16)\n"
+        "      --zipf S        expert popularity ~ 1/rank^S over a seeded order of the\n"
+        "                      experts (default 0: uniform routing)\n"
+        "      --seed N        routing seed (default 1)\n"
+        "      --run           run each form on this routing (any transport; mpi under mpirun)\n"
+        "  -n, --iters N       timed calls per launch with --run (default 20)\n"
+        "  -w, --warmup N      untimed calls first (default 5)\n"
+        "      --repeats R     timed launches; the median is printed (default 5)\n"
+        "      --transport T   thread (default) | process | mpi, for --run\n"
+        "Per form: rounds, bytes to peers (busiest rank and all ranks), padding (bytes\n"
+        "moved beyond the counted rows), the a5sim URMA queue use of the remote sends,\n"
+        "and the cost model's predicted time (pld tune); --run adds the measured time\n"
+        "and bytes. Exit status: 0, 1 when a run failed or its counters differ from\n"
+        "the card, 2 usage.\n");
     return out == stderr ? CLI_EXIT_USAGE : 0;
 }
 
@@ -122,6 +123,10 @@ static int parse(moe_opts *o, int argc, char **argv)
     return 0;
 }
 
+/* Where the report goes: stdout in the root process, nowhere in the others
+ * (under mpi every process runs the tool; one prints). */
+static FILE *out;
+
 /* Largest and sum over ranks of one card field. */
 typedef struct span {
     uint64_t max, sum;
@@ -145,14 +150,15 @@ static void describe(const moe_routing *r)
         hot = n > hot ? n : hot;
         cold = n < cold ? n : cold;
     }
-    printf("# routing: %s (seed %llu): rows per expert %lld .. %lld (uniform: %.1f)\n",
-           m->zipf > 0 ? "zipf" : "uniform", (unsigned long long)m->seed, (long long)cold,
-           (long long)hot, (double)p * (double)m->t * m->k / g);
+    fprintf(out, "# routing: %s (seed %llu): rows per expert %lld .. %lld (uniform: %.1f)\n",
+            m->zipf > 0 ? "zipf" : "uniform", (unsigned long long)m->seed, (long long)cold,
+            (long long)hot, (double)p * (double)m->t * m->k / g);
     if (m->zipf > 0)
-        printf("# zipf exponent %.3g\n", m->zipf);
-    printf("# capacities: blocks %lld rows per destination, indexed %lld slots per source "
-           "(min(k,E)*T); packed M = T = %lld rows per (destination, expert)\n",
-           (long long)moe_block_rows(m), (long long)moe_block_rows(m), (long long)m->t);
+        fprintf(out, "# zipf exponent %.3g\n", m->zipf);
+    fprintf(out,
+            "# capacities: blocks %lld rows per destination, indexed %lld slots per source "
+            "(min(k,E)*T); packed M = T = %lld rows per (destination, expert)\n",
+            (long long)moe_block_rows(m), (long long)moe_block_rows(m), (long long)m->t);
 }
 
 static int print_form(const moe_routing *r, int form, const pld_tune *tune, const moe_measured *ms)
@@ -179,24 +185,24 @@ static int print_form(const moe_routing *r, int form, const pld_tune *tune, cons
         }
     }
     double pred = moe_predict_us(r, form, tune);
-    printf(" %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %11.1f",
-           moe_form_name(form), rounds, (unsigned long long)to.max, (unsigned long long)to.sum,
-           (unsigned long long)pad.max, (unsigned long long)pad.sum, (unsigned long long)u.sqes,
-           (unsigned long long)u.wqebbs, (unsigned long long)u.nops,
-           (unsigned long long)u.doorbells, pred);
+    fprintf(out, " %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %11.1f",
+            moe_form_name(form), rounds, (unsigned long long)to.max, (unsigned long long)to.sum,
+            (unsigned long long)pad.max, (unsigned long long)pad.sum, (unsigned long long)u.sqes,
+            (unsigned long long)u.wqebbs, (unsigned long long)u.nops,
+            (unsigned long long)u.doorbells, pred);
     if (ms) {
         if (ms->st != PLD_OK) {
-            printf("   not run: %s: %s", pld_status_name(ms->st), ms->why);
+            fprintf(out, "   not run: %s: %s", pld_status_name(ms->st), ms->why);
         } else {
             span mto = {0};
             for (int q = 0; q < p; q++)
                 add(&mto, ms->counters[q].bytes_to_peers);
-            printf(" %11.1f %9.1f-%-9.1f %6.2f %14llu %5s %5d", ms->us, ms->us_min, ms->us_max,
-                   pred > 0 ? ms->us / pred : 0, (unsigned long long)mto.sum, bad ? "NO" : "yes",
-                   ms->wrong);
+            fprintf(out, " %11.1f %9.1f-%-9.1f %6.2f %14llu %5s %5d", ms->us, ms->us_min,
+                    ms->us_max, pred > 0 ? ms->us / pred : 0, (unsigned long long)mto.sum,
+                    bad ? "NO" : "yes", ms->wrong);
         }
     }
-    printf("\n");
+    fprintf(out, "\n");
     return bad || (ms && ms->st == PLD_OK && ms->wrong);
 }
 
@@ -220,35 +226,37 @@ int moe_main(int argc, char **argv)
         pld_world_finalize(w);
         return CLI_EXIT_USAGE;
     }
-    if (o.run && !strcmp(pld_world_transport(w), "mpi")) {
-        fprintf(stderr, "pld moe: --run runs on the thread or process transport\n");
-        pld_world_finalize(w);
-        return CLI_EXIT_USAGE;
-    }
     moe_routing r;
     if (moe_route(&o.m, &r)) {
         fprintf(stderr, "pld moe: out of memory for the routing\n");
         pld_world_finalize(w);
         return 1;
     }
+    out = pld_is_root_process(w) ? stdout : fopen("/dev/null", "w");
+    if (!out) {
+        moe_routing_free(&r);
+        pld_world_finalize(w);
+        return 1;
+    }
     pld_tune tune;
     pld_world_tune(w, &tune);
     size_t row = (size_t)o.m.h * pld_dtype_size(o.m.dtype);
-    printf("# pld moe: P=%d x E=%d experts, top-%d, T=%lld tokens per rank, H=%lld %s (%zu B "
-           "rows), platform %s\n",
-           o.m.p, o.m.e, o.m.k, (long long)o.m.t, (long long)o.m.h, pld_dtype_name(o.m.dtype), row,
-           pld_world_platform(w));
+    fprintf(out,
+            "# pld moe: P=%d x E=%d experts, top-%d, T=%lld tokens per rank, H=%lld %s (%zu B "
+            "rows), platform %s\n",
+            o.m.p, o.m.e, o.m.k, (long long)o.m.t, (long long)o.m.h, pld_dtype_name(o.m.dtype), row,
+            pld_world_platform(w));
     describe(&r);
-    printf("# bytes: to peers, busiest rank and all ranks; padding = bytes moved beyond the "
-           "counted rows; URMA: the remote sends as a5sim queues them (all ranks; blocks: as "
-           "if each block were one send)\n");
-    printf("#%-8s %6s %14s %14s %14s %14s %7s %7s %7s %5s %11s", "form", "rounds", "to_peers_max",
-           "to_peers_all", "padding_max", "padding_all", "SQEs", "WQEBBs", "NOPs", "bells",
-           "predict_us");
+    fprintf(out, "# bytes: to peers, busiest rank and all ranks; padding = bytes moved beyond the "
+                 "counted rows; URMA: the remote sends as a5sim queues them (all ranks; blocks: as "
+                 "if each block were one send)\n");
+    fprintf(out, "#%-8s %6s %14s %14s %14s %14s %7s %7s %7s %5s %11s", "form", "rounds",
+            "to_peers_max", "to_peers_all", "padding_max", "padding_all", "SQEs", "WQEBBs", "NOPs",
+            "bells", "predict_us");
     if (o.run)
-        printf(" %11s %19s %6s %14s %5s %5s", "measured_us", "min-max", "ratio", "to_peers_all",
-               "card", "wrong");
-    printf("\n");
+        fprintf(out, " %11s %19s %6s %14s %5s %5s", "measured_us", "min-max", "ratio",
+                "to_peers_all", "card", "wrong");
+    fprintf(out, "\n");
     int status = 0;
     for (int f = 0; f < MOE_NFORMS; f++) {
         moe_measured ms;
@@ -261,6 +269,8 @@ int moe_main(int argc, char **argv)
             free(ms.counters);
         }
     }
+    if (out != stdout)
+        fclose(out);
     moe_routing_free(&r);
     pld_world_finalize(w);
     return status;

@@ -2,7 +2,9 @@
 /* `pld moe --run` (see moe_run.h). The inputs are laid out for each form
  * before any timing: the packed and blocks forms want the token rows
  * copied into their (destination, expert) blocks, the indexed form reads
- * the tokens where they are. Only the dispatch call itself is timed. */
+ * the tokens where they are. Only the dispatch call itself is timed.
+ * Every rank puts its report row into every rank's results window, so the
+ * host reads them all from a rank it hosts -- under mpi too. */
 #define _POSIX_C_SOURCE 200809L
 #include "moe_run.h"
 
@@ -28,9 +30,13 @@ typedef struct job {
     int32_t **offsets;     /* packed [E+1] */
     int32_t **recv_plain;  /* indexed [P,1] */
     pld_dtensor send_win;  /* indexed: send_counts window [P,1] */
-    double *us;            /* [P]: time per call of each rank */
-    int *wrong;            /* [P] */
+    pld_dtensor results;   /* [P, R_N] fp64: every rank's report row */
+    double **report;       /* per world rank: its report row, R_N values */
 } job;
+
+/* A rank's report: time per call (timed launches), then, after the one
+ * counted call, its counters and whether it received what it should. */
+enum { R_US, R_TO, R_FROM, R_SELF, R_SQES, R_WQEBBS, R_WRONG, R_N };
 
 static double now_us(void)
 {
@@ -100,19 +106,45 @@ static int received_wrong(pld_ctx *c, job *j)
 static void kernel(pld_ctx *c, void *arg)
 {
     job *j = arg;
-    int me = pld_rank(c);
+    int me = pld_rank(c), p = pld_nranks(c);
+    double *row = j->report[me];
     if (!j->timed) {
         dispatch_once(c, j);
-        j->wrong[me] = received_wrong(c, j);
-        return;
+        pld_counters k = pld_ctx_counters(c); /* of this launch: that one call */
+        row[R_TO] = (double)k.bytes_to_peers;
+        row[R_FROM] = (double)k.bytes_from_peers;
+        row[R_SELF] = (double)k.bytes_self;
+        row[R_SQES] = (double)k.urma_sqes;
+        row[R_WQEBBS] = (double)k.urma_wqebbs;
+        row[R_WRONG] = received_wrong(c, j);
+    } else {
+        for (int i = 0; i < j->warmup; i++)
+            dispatch_once(c, j);
+        pld_barrier(c, j->signal);
+        double t0 = now_us();
+        for (int i = 0; i < j->iters; i++)
+            dispatch_once(c, j);
+        row[R_US] = (now_us() - t0) / j->iters;
     }
-    for (int i = 0; i < j->warmup; i++)
-        dispatch_once(c, j);
+    /* my row into every rank's results, then everyone's are there */
+    int64_t dst[2] = {me, 0}, src[2] = {0, 0}, shape[2] = {1, R_N};
+    pld_xfer x = {.dst_offsets = dst, .src_offsets = src, .shape = shape};
+    for (int q = 0; q < p; q++)
+        pld_put(c, j->results, q, pld_tensor_make(row, PLD_FP64, 2, shape), &x);
     pld_barrier(c, j->signal);
-    double t0 = now_us();
-    for (int i = 0; i < j->iters; i++)
-        dispatch_once(c, j);
-    j->us[me] = (now_us() - t0) / j->iters;
+}
+
+/* The report rows, from the results window of a rank this process hosts. */
+static pld_status reports(pld_world *w, const job *j, int p, double *rows)
+{
+    int host = 0;
+    while (host < p - 1 && !pld_world_hosts_rank(w, host))
+        host++;
+    pld_tensor v;
+    pld_status st = pld_window_host_view(w, j->results, host, &v);
+    if (st == PLD_OK)
+        memcpy(rows, v.data, sizeof(double) * (size_t)p * R_N);
+    return st;
 }
 
 /* A byte of token t of rank s: the rows are distinguishable. */
@@ -225,8 +257,10 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
     j->index = host(w, sizeof *j->index * (size_t)p, &st);
     j->offsets = host(w, sizeof *j->offsets * (size_t)p, &st);
     j->recv_plain = host(w, sizeof *j->recv_plain * (size_t)p, &st);
-    j->us = host(w, sizeof *j->us * (size_t)p, &st);
-    j->wrong = host(w, sizeof *j->wrong * (size_t)p, &st);
+    j->report = host(w, sizeof *j->report * (size_t)p, &st);
+    double *reps = calloc((size_t)p * R_N, sizeof *reps);
+    if (!reps && st == PLD_OK)
+        st = PLD_ERR_NOMEM;
     for (int s = 0; s < p && st == PLD_OK; s++) {
         j->input[s] = host(w, (size_t)in_rows * j->row, &st);
         j->send[s] = host(w, sizeof(int32_t) * (size_t)p * (size_t)ne, &st);
@@ -234,6 +268,7 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
         j->index[s] = host(w, sizeof(int32_t) * (size_t)p * (size_t)j->b, &st);
         j->offsets[s] = host(w, sizeof(int32_t) * (size_t)(ne + 1), &st);
         j->recv_plain[s] = host(w, sizeof(int32_t) * (size_t)p, &st);
+        j->report[s] = host(w, sizeof(double) * R_N, &st);
         if (st == PLD_OK)
             lay_out(j, s);
     }
@@ -243,12 +278,16 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
         st = window(w, "signal", PLD_INT32, p, 1, &j->signal);
     if (st == PLD_OK)
         st = window(w, "recv_counts", PLD_INT32, p, form == MOE_PACKED ? ne : 1, &j->recv);
+    if (st == PLD_OK)
+        st = window(w, "results", PLD_FP64, p, R_N, &j->results);
     if (st == PLD_OK && form == MOE_BLOCKS)
         st = window(w, "counts", PLD_INT32, p, ne, &j->counts_t);
     if (st == PLD_OK && form == MOE_INDEXED) {
         st = window(w, "send_counts", PLD_INT32, p, 1, &j->send_win);
         for (int s = 0; s < p && st == PLD_OK; s++) {
             pld_tensor v;
+            if (!pld_world_hosts_rank(w, s)) /* under mpi: its own process fills it */
+                continue;
             st = pld_window_host_view(w, j->send_win, s, &v);
             for (int d = 0; st == PLD_OK && d < p; d++) {
                 int64_t rows = 0;
@@ -258,19 +297,28 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
             }
         }
     }
-    if (st == PLD_OK) {
+    if (st == PLD_OK)
         st = pld_launch(w, kernel, j);
-        for (int q = 0; q < p && st == PLD_OK; q++) {
-            pld_rank_counters(w, q, &out->counters[q]);
-            out->wrong += j->wrong[q];
-        }
+    if (st == PLD_OK)
+        st = reports(w, j, p, reps);
+    for (int q = 0; q < p && st == PLD_OK; q++) {
+        const double *row = reps + (size_t)q * R_N;
+        out->counters[q].bytes_to_peers = (uint64_t)row[R_TO];
+        out->counters[q].bytes_from_peers = (uint64_t)row[R_FROM];
+        out->counters[q].bytes_self = (uint64_t)row[R_SELF];
+        out->counters[q].urma_sqes = (uint64_t)row[R_SQES];
+        out->counters[q].urma_wqebbs = (uint64_t)row[R_WQEBBS];
+        out->wrong += row[R_WRONG] != 0;
     }
     double *runs = calloc((size_t)(repeats > 0 ? repeats : 1), sizeof *runs);
     j->timed = 1;
     for (int i = 0; st == PLD_OK && runs && i < repeats; i++) {
         st = pld_launch(w, kernel, j);
-        for (int q = 0; q < p; q++)
-            runs[i] = j->us[q] > runs[i] ? j->us[q] : runs[i];
+        if (st == PLD_OK)
+            st = reports(w, j, p, reps);
+        for (int q = 0; st == PLD_OK && q < p; q++)
+            runs[i] =
+                reps[(size_t)q * R_N + R_US] > runs[i] ? reps[(size_t)q * R_N + R_US] : runs[i];
     }
     if (st == PLD_OK && runs && repeats > 0) {
         qsort(runs, (size_t)repeats, sizeof *runs, cmp_double);
@@ -279,10 +327,11 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
         out->us_max = runs[repeats - 1];
     }
     free(runs);
+    free(reps);
     out->st = st;
     if (st != PLD_OK)
         snprintf(out->why, sizeof out->why, "%s", pld_world_error(w));
-    pld_dtensor wins[] = {j->target, j->signal, j->recv, j->counts_t, j->send_win};
+    pld_dtensor wins[] = {j->target, j->signal, j->recv, j->counts_t, j->send_win, j->results};
     for (size_t i = 0; i < sizeof wins / sizeof wins[0]; i++)
         if (wins[i].buf)
             pld_free_window_buffer(w, wins[i].buf);
