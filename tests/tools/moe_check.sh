@@ -5,7 +5,8 @@
 # says yes and nothing is wrong, exit 0) for every form on a5sim, the
 # packed form moves exactly the counted rows (no padding) and the blocks
 # form moves more, skewed routing included; the indexed form says why it
-# does not run on a2a3sim; bad options are usage errors.
+# does not run on a2a3sim; pld bench moe sweeps the forms over sizes; bad
+# options are usage errors.
 set -u
 pld=$1
 transport=${2:-thread}
@@ -39,6 +40,14 @@ done
     die "pld moe on a2a3sim: exit status $?"
 grep "^ indexed " "$out" | grep -q "needs the a5sim URMA model" ||
     die "pld moe on a2a3sim: the indexed form does not say why it did not run"
+
+# pld bench moe: a sweep of every form on one skewed routing, each card checked
+"$pld" bench moe -d 0-2 -E 2 -k 2 -t 16 --zipf 1.1 -p a5sim -b 4K -e 64K -n 2 -w 1 --repeats 1 \
+    --transport "$transport" >"$out" 2>&1 || die "pld bench moe: exit status $?"
+cat "$out"
+[ "$(grep -c ' yes ' "$out")" = 9 ] || die "pld bench moe: want 3 sizes x 3 forms with their cards"
+"$pld" bench moe -d 0-2 --mode nope >"$out" 2>&1
+[ $? = 2 ] || die "pld bench moe --mode nope: want exit status 2"
 
 for bad in "--topk 9 -E 2" "--experts 0" "--zipf -1" "--mode mesh" "--tokens x"; do
     # shellcheck disable=SC2086

@@ -738,6 +738,9 @@ static int vs_mpi_unavailable(const bench_opts *o)
 
 int bench_main(int argc, char **argv)
 {
+    /* the MoE forms: a sweep of their own (tools/moe/moe_bench.c) */
+    if (argc > 1 && !strcmp(argv[1], "moe"))
+        return moe_bench_main(argc, argv);
     bench_opts o;
     int rc = parse(&o, argc, argv);
     if (rc < 0)

@@ -6,8 +6,9 @@
 #ifndef PLD_TOOLS_BENCH_H
 #define PLD_TOOLS_BENCH_H
 
-int bench_main(int argc, char **argv); /* pld bench */
-int cost_main(int argc, char **argv);  /* pld cost */
-int moe_main(int argc, char **argv);   /* pld moe (tools/moe) */
+int bench_main(int argc, char **argv);     /* pld bench */
+int cost_main(int argc, char **argv);      /* pld cost */
+int moe_main(int argc, char **argv);       /* pld moe (tools/moe) */
+int moe_bench_main(int argc, char **argv); /* pld bench moe (tools/moe) */
 
 #endif

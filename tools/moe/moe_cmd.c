@@ -10,52 +10,36 @@
 
 #include "bench.h"
 #include "cli.h"
+#include "moe_cli.h"
 #include "moe_model.h"
 #include "moe_run.h"
 
 typedef struct moe_opts {
     cli_shared sh;
     moe_shape m;
-    int run, iters, warmup, repeats;
+    moe_timing tm;
+    int run;
 } moe_opts;
 
 static int usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: pld moe [options]\n"
-        "  -d, --device LIST   devices = ranks = expert-parallel degree P (default 0,1)\n"
-        "  -p, --platform P    a2a3sim (default) | a5sim (the indexed form runs there only)\n"
-        "  -E, --experts N     local experts per rank (default 2)\n"
-        "  -k, --topk K        experts per token, distinct (default 2; at most P*E)\n"
-        "  -t, --tokens T      tokens per rank (default 64)\n"
-        "  -H, --hidden H      hidden size, elements per row (default 1024)\n"
-        "      --dtype T       payload dtype (default bf16)\n"
-        "      --zipf S        expert popularity ~ 1/rank^S over a seeded order of the\n"
-        "                      experts (default 0: uniform routing)\n"
-        "      --seed N        routing seed (default 1)\n"
-        "      --run           run each form on this routing (any transport; mpi under mpirun)\n"
-        "  -n, --iters N       timed calls per launch with --run (default 20)\n"
-        "  -w, --warmup N      untimed calls first (default 5)\n"
-        "      --repeats R     timed launches; the median is printed (default 5)\n"
-        "      --transport T   thread (default) | process | mpi, for --run\n"
-        "Per form: rounds, bytes to peers (busiest rank and all ranks), padding (bytes\n"
-        "moved beyond the counted rows), the a5sim URMA queue use of the remote sends,\n"
-        "and the cost model's predicted time (pld tune); --run adds the measured time\n"
-        "and bytes. Exit status: 0, 1 when a run failed or its counters differ from\n"
-        "the card, 2 usage.\n");
+    fprintf(out,
+            "usage: pld moe [options]\n"
+            "  -d, --device LIST   devices = ranks = expert-parallel degree P (default 0,1)\n"
+            "  -p, --platform P    a2a3sim (default) | a5sim (the indexed form runs there only)\n"
+            "  -H, --hidden H      hidden size, elements per row (default 1024)\n"
+            "      --dtype T       payload dtype (default bf16)\n"
+            "      --run           run each form on this routing (any transport; mpi under "
+            "mpirun)\n"
+            "%s"
+            "      --transport T   thread (default) | process | mpi, for --run\n"
+            "Per form: rounds, bytes to peers (busiest rank and all ranks), padding (bytes\n"
+            "moved beyond the counted rows), the a5sim URMA queue use of the remote sends,\n"
+            "and the cost model's predicted time (pld tune); --run adds the measured time\n"
+            "and bytes. Exit status: 0, 1 when a run failed or its counters differ from\n"
+            "the card, 2 usage.\n",
+            moe_cli_usage);
     return out == stderr ? CLI_EXIT_USAGE : 0;
-}
-
-static int int_opt(cli *k, const char *opt, int64_t lo, int64_t hi, int64_t *out)
-{
-    const char *v = cli_value(k, opt);
-    if (!v)
-        return CLI_EXIT_USAGE;
-    if (cli_int(v, lo, hi, out))
-        return cli_usage_error(k, "%s %s: want a whole number in [%lld, %lld]", opt, v,
-                               (long long)lo, (long long)hi);
-    return 0;
 }
 
 static int parse(moe_opts *o, int argc, char **argv)
@@ -66,9 +50,7 @@ static int parse(moe_opts *o, int argc, char **argv)
     cli_init(&k, "moe", argc, argv);
     *o = (moe_opts){.sh = {.dtype = PLD_BF16, .op = PLD_SUM},
                     .m = {.e = 2, .k = 2, .t = 64, .h = 1024, .seed = 1},
-                    .iters = 20,
-                    .warmup = 5,
-                    .repeats = 5};
+                    .tm = {.iters = 20, .warmup = 5, .repeats = 5}};
     while ((arg = cli_next(&k))) {
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
             return -1;
@@ -78,40 +60,13 @@ static int parse(moe_opts *o, int argc, char **argv)
         if (shared)
             continue;
         int rc = 0;
-        if (cli_is(&k, arg, "-E", "--experts")) {
-            if (!(rc = int_opt(&k, "--experts", 1, 4096, &x)))
-                o->m.e = (int)x;
-        } else if (cli_is(&k, arg, "-k", "--topk")) {
-            if (!(rc = int_opt(&k, "--topk", 1, 4096, &x)))
-                o->m.k = (int)x;
-        } else if (cli_is(&k, arg, "-t", "--tokens")) {
-            if (!(rc = int_opt(&k, "--tokens", 1, 1 << 24, &x)))
-                o->m.t = x;
+        if (moe_cli_option(&k, arg, &o->m, &o->tm, &rc)) {
+            /* a layer or timing option */
         } else if (cli_is(&k, arg, "-H", "--hidden")) {
-            if (!(rc = int_opt(&k, "--hidden", 1, 1 << 24, &x)))
+            if (!(rc = moe_cli_int(&k, "--hidden", 1, 1 << 24, &x)))
                 o->m.h = x;
-        } else if (cli_is(&k, arg, NULL, "--seed")) {
-            if (!(rc = int_opt(&k, "--seed", 0, INT64_MAX, &x)))
-                o->m.seed = (uint64_t)x;
-        } else if (cli_is(&k, arg, NULL, "--zipf")) {
-            const char *v = cli_value(&k, "--zipf");
-            char *end;
-            if (!v)
-                return CLI_EXIT_USAGE;
-            o->m.zipf = strtod(v, &end);
-            if (end == v || *end || o->m.zipf < 0 || o->m.zipf > 16)
-                return cli_usage_error(&k, "--zipf %s: want an exponent in [0, 16]", v);
         } else if (cli_is(&k, arg, NULL, "--run")) {
             o->run = 1;
-        } else if (cli_is(&k, arg, "-n", "--iters")) {
-            if (!(rc = int_opt(&k, "--iters", 1, 1000000, &x)))
-                o->iters = (int)x;
-        } else if (cli_is(&k, arg, "-w", "--warmup")) {
-            if (!(rc = int_opt(&k, "--warmup", 0, 1000000, &x)))
-                o->warmup = (int)x;
-        } else if (cli_is(&k, arg, NULL, "--repeats")) {
-            if (!(rc = int_opt(&k, "--repeats", 1, 1000, &x)))
-                o->repeats = (int)x;
         } else {
             return cli_usage_error(&k, "unexpected argument '%s'", arg);
         }
@@ -261,7 +216,7 @@ int moe_main(int argc, char **argv)
     for (int f = 0; f < MOE_NFORMS; f++) {
         moe_measured ms;
         if (o.run)
-            moe_run(w, &r, f, o.iters, o.warmup, o.repeats, &ms);
+            moe_run(w, &r, f, o.tm.iters, o.tm.warmup, o.tm.repeats, &ms);
         status |= print_form(&r, f, &tune, o.run ? &ms : NULL);
         if (o.run) {
             if (ms.st != PLD_OK && !(f == MOE_INDEXED && ms.st == PLD_ERR_UNSUPPORTED))
