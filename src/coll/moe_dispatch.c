@@ -124,8 +124,10 @@ void pld_moe_dispatch(pld_ctx *c, const pld_moe_layout *l, pld_tensor input, pld
     pld__moe_check(c, api, l, target, "target", signal, send_counts, recv_counts, &m);
     pld__moe_check_rows(c, api, &m, target.dtype, "input", input, target.shape[0], m.h);
     int ne = m.e;
+    /* any contiguous shape of E+1 elements: [E+1], [1,E+1], [E+1,1] */
     if (expert_offsets.dtype != PLD_INT32 || pld_tensor_numel(expert_offsets) != ne + 1 ||
-        expert_offsets.ndim > 2 || (expert_offsets.ndim == 2 && expert_offsets.shape[0] != 1))
+        expert_offsets.ndim > 2 ||
+        (expert_offsets.ndim == 2 && expert_offsets.shape[0] != 1 && expert_offsets.shape[1] != 1))
         pld__kraise(c, PLD_ERR_ARG, api, "expert_offsets must be INT32 [E+1=%d] (got %s %s)",
                     ne + 1, pld_dtype_name(expert_offsets.dtype),
                     pld__fmt_dims(dims, sizeof dims, expert_offsets.shape, expert_offsets.ndim));

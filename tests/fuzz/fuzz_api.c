@@ -244,6 +244,8 @@ enum {
     K_COMBINE,
     K_FAIL,
     K_QUERY,
+    K_MOE_DISPATCH,
+    K_MOE_COMBINE,
     K_STALE, /* only with PLD_FUZZ_STALE */
     K_COUNT
 };
@@ -495,6 +497,12 @@ static void rd_kop(fz_rd *r, int P, fz_kop *o)
         break;
     case K_COMBINE:
         nts = 3;
+        break;
+    case K_MOE_DISPATCH: /* input, send_counts, expert_offsets */
+        nts = 3;
+        break;
+    case K_MOE_COMBINE: /* send_counts */
+        nts = 1;
         break;
     default:
         break;
@@ -758,6 +766,21 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
                             k_view(L, &o.v[2]), k_tensor(R, L, &o.ts[1]), k_tensor(R, L, &o.ts[2]),
                             o.e[3]);
         break;
+    case K_MOE_DISPATCH:
+    case K_MOE_COMBINE: {
+        /* E and M from the op's small ints (0 and negatives included); a
+         * layout pointer of NULL now and then */
+        pld_moe_layout l = {.experts_per_rank = o.e[0], .max_rows = o.a};
+        const pld_moe_layout *lp = o.e[1] == 3 ? NULL : &l;
+        if (o.code == K_MOE_DISPATCH)
+            pld_moe_dispatch(c, lp, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]),
+                             k_view(L, &o.v[1]), k_tensor(R, L, &o.ts[1]), k_view(L, &o.v[2]),
+                             k_tensor(R, L, &o.ts[2]));
+        else
+            pld_moe_combine(c, lp, k_view(L, &o.v[0]), k_view(L, &o.v[3]), k_view(L, &o.v[1]),
+                            k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[2]));
+        break;
+    }
     case K_FAIL:
         if (o.peer.v % 4 == 0 || k_peer(R, &o.peer) == R->me)
             pld_fail(c, "fuzz: planted failure on rank %d (%lld)", R->me, (long long)o.a);

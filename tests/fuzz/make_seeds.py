@@ -15,9 +15,11 @@ H = dict(alloc=0, free=1, view=2, host_view=3, host_alloc=4, host_free=5, reset=
 K = dict(tile_create=0, tile_free=1, tile_fill=2, load=3, store=4, tile_reduce=5, remote_load=6,
          remote_store=7, remote_reduce=8, put=9, get=10, notify=11, wait=12, signal_read=13,
          local=14, barrier=15, broadcast=16, allgather=17, reduce_scatter=18, allreduce=19,
-         all_to_all=20, all_to_all_v=21, indexed=22, combine=23, fail=24, query=25)
+         all_to_all=20, all_to_all_v=21, indexed=22, combine=23, fail=24, query=25,
+         moe_dispatch=26, moe_combine=27)
 NTS = {K['load']: 1, K['store']: 1, K['put']: 1, K['get']: 1, K['allgather']: 1,
-       K['all_to_all']: 1, K['query']: 1, K['all_to_all_v']: 2, K['indexed']: 3, K['combine']: 3}
+       K['all_to_all']: 1, K['query']: 1, K['all_to_all_v']: 2, K['indexed']: 3, K['combine']: 3,
+       K['moe_dispatch']: 3, K['moe_combine']: 1}
 INT32, FP32, INT8 = 3, 0, 5
 
 
