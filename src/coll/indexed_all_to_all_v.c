@@ -72,7 +72,8 @@ static void copy_self(pld_ctx *c, dispatch *a, int64_t lo, int64_t hi)
     if (hi <= lo)
         return;
     /* the ring is this core's 64 KiB of UB, held while it moves rows */
-    pld_tile *ring = pld__tile_alloc(c, a->api, PLD_UINT8, PLD__SELF_STAGES, PLD__SELF_STAGE_BYTES);
+    pld_tile *ring =
+        pld__tile_reserve(c, a->api, PLD_UINT8, PLD__SELF_STAGES, PLD__SELF_STAGE_BYTES);
     const int32_t *idx = a->ix.index + (int64_t)c->rank * a->ix.cap;
     range_arg r = {.c = c, .a = a, .peer = c->rank, .slot0 = (int64_t)c->rank * a->ix.cap};
     int64_t ranges = 0;

@@ -28,6 +28,11 @@ void pld__dtensor_region(pld_ctx *c, const char *api, const char *what, pld_dten
                          const int64_t *off, const int64_t *ext, pld__region *out);
 
 pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols);
+/* The same, for UB a builtin holds but never reads (a modelled staging
+ * ring): its bytes are not zeroed, which for 64 KiB on every call cost
+ * more than the call's own work at small sizes. */
+pld_tile *pld__tile_reserve(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows,
+                            int64_t cols);
 void pld__region_of_tile(const pld_tile *t, pld__region *r);
 /* Region a tile covers inside an N-D array (innermost two dims) at offsets;
  * checks dtype, offsets count and bounds. wname: the window's name, or NULL

@@ -76,15 +76,17 @@ static pld_tile *take_handle(pld_ctx *c, const char *api, struct pld__tile_pool 
     return &p->chunks->t[p->chunks->used++];
 }
 
-/* A spare buffer of exactly `bytes`, zeroed like a new one; NULL if none. */
-static void *take_spare(struct pld__tile_pool *p, size_t bytes)
+/* A spare buffer of exactly `bytes`, zeroed like a new one (unless the
+ * caller will not read it); NULL if none. */
+static void *take_spare(struct pld__tile_pool *p, size_t bytes, int zero)
 {
     for (int i = 0; i < p->nspares; i++) {
         if (p->spare[i].bytes != bytes)
             continue;
         void *d = p->spare[i].data;
         p->spare[i] = p->spare[--p->nspares];
-        memset(d, 0, bytes);
+        if (zero)
+            memset(d, 0, bytes);
         return d;
     }
     return NULL;
@@ -146,7 +148,8 @@ void pld__check_tile(pld_ctx *c, const char *api, const char *what, const pld_ti
                 what, (const void *)t, c->wrank, c->core ? " on this core" : "");
 }
 
-pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols)
+static pld_tile *tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows,
+                            int64_t cols, int zero)
 {
     size_t esz = pld_dtype_size(dtype);
     if (esz == 0)
@@ -173,7 +176,7 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
     }
     size_t bytes = (size_t)rows * (size_t)cols * esz;
     struct pld__tile_pool *p = pool_of(c, api);
-    void *data = take_spare(p, bytes);
+    void *data = take_spare(p, bytes, zero);
     if (!data && !(data = calloc(1, bytes)))
         pld__kraise(c, PLD_ERR_NOMEM, api, "out of host memory for a %zu-byte tile", bytes);
     pld_tile *t = take_handle(c, api, p);
@@ -192,6 +195,17 @@ pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t 
     c->agent->tiles = t;
     c->agent->ub_used += bytes;
     return t;
+}
+
+pld_tile *pld__tile_alloc(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows, int64_t cols)
+{
+    return tile_alloc(c, api, dtype, rows, cols, 1);
+}
+
+pld_tile *pld__tile_reserve(pld_ctx *c, const char *api, pld_dtype dtype, int64_t rows,
+                            int64_t cols)
+{
+    return tile_alloc(c, api, dtype, rows, cols, 0);
 }
 
 pld_tile *pld_tile_create(pld_ctx *c, pld_dtype dtype, int64_t rows, int64_t cols)
