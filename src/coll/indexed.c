@@ -75,6 +75,20 @@ int64_t pld__urma_wqebbs_needed(int64_t rows)
     return (rows + PLD__URMA_ROWS_PER_SQE - 1) / PLD__URMA_ROWS_PER_SQE * PLD__URMA_WQEBB_PER_SQE;
 }
 
+void pld__urma_count(pld_ctx *c, int peer, int64_t rows, int64_t ranges, uint64_t t0)
+{
+    pld__urma_send u;
+    pld__urma_plan(rows, &u);
+    pld_counters *k = &c->ag->counters;
+    k->urma_sqes += (uint64_t)u.sqes;
+    k->urma_wqebbs += (uint64_t)u.wqebbs;
+    k->urma_nops += (uint64_t)u.nops;
+    k->urma_doorbells += (uint64_t)u.doorbells;
+    k->urma_cqes += (uint64_t)u.cqes;
+    k->merged_ranges += (uint64_t)ranges;
+    pld__note_urma(c, peer, rows, ranges, u.sqes, u.wqebbs, u.nops, u.doorbells, u.cqes, t0);
+}
+
 void pld__urma_plan(int64_t rows, pld__urma_send *out)
 {
     out->sqes = (rows + PLD__URMA_ROWS_PER_SQE - 1) / PLD__URMA_ROWS_PER_SQE;

@@ -42,5 +42,9 @@ typedef struct pld__urma_send {
 /* WQEBBs the whole send needs in the peer's SQ: ceil(rows/12) * 4. */
 int64_t pld__urma_wqebbs_needed(int64_t rows);
 void pld__urma_plan(int64_t rows, pld__urma_send *out);
+/* One modelled remote send of `rows` rows in `ranges` copies to peer:
+ * its queue use into the counters (urma_*, merged_ranges), its trace
+ * slice (started at t0) and listing line. */
+void pld__urma_count(pld_ctx *c, int peer, int64_t rows, int64_t ranges, uint64_t t0);
 
 #endif

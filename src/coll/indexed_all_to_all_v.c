@@ -49,21 +49,12 @@ static void send_remote(pld_ctx *c, dispatch *a, int d)
 {
     int64_t rows = a->ix.counts[d];
     const int32_t *idx = a->ix.index + (int64_t)d * a->ix.cap;
-    pld__urma_send u;
-    pld__urma_plan(rows, &u);
     if (rows == 0)
         return;
     uint64_t t0 = pld__slice_begin(c);
     range_arg r = {.c = c, .a = a, .peer = d, .slot0 = (int64_t)c->rank * a->ix.cap};
     int64_t ranges = pld__indexed_ranges(idx, rows, move_range, &r);
-    pld_counters *k = &c->ag->counters;
-    k->urma_sqes += (uint64_t)u.sqes;
-    k->urma_wqebbs += (uint64_t)u.wqebbs;
-    k->urma_nops += (uint64_t)u.nops;
-    k->urma_doorbells += (uint64_t)u.doorbells;
-    k->urma_cqes += (uint64_t)u.cqes;
-    k->merged_ranges += (uint64_t)ranges;
-    pld__note_urma(c, d, rows, ranges, u.sqes, u.wqebbs, u.nops, u.doorbells, u.cqes, t0);
+    pld__urma_count(c, d, rows, ranges, t0);
 }
 
 /* Self rows [lo, hi) of this call through the 8 x 8 KiB stage ring. */

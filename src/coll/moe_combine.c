@@ -94,9 +94,6 @@ void pld_moe_combine(pld_ctx *c, const pld_moe_layout *l, pld_dtensor expert_out
         pld__kraise(c, PLD_ERR_ALIAS, api, "send_counts lies inside the out window '%s'",
                     out.buf->name);
     int ne = m.e;
-    m.send2 = pld__tensor_2d(send_counts, m.p, ne);
-    m.data2 = pld__dtensor_2d(expert_out, expert_out.shape[0], m.h);
-    m.recv2 = pld__dtensor_2d(recv_counts, m.p, ne);
     pld_tensor mine = pld_local(c, pld__dtensor_2d(out, out.shape[0], m.h));
 
     pld__coll_fp fp;

@@ -69,21 +69,6 @@ static void counts_round(pld_ctx *c, const char *api, const pld__moe *m, pld_dte
     pld__tile_release(c, peer);
 }
 
-/* URMA model of the send to one peer on a5sim: counters and listing. */
-static void note_urma(pld_ctx *c, int d, int64_t rows, int64_t blocks, uint64_t t0)
-{
-    pld__urma_send u;
-    pld__urma_plan(rows, &u);
-    pld_counters *k = &c->ag->counters;
-    k->urma_sqes += (uint64_t)u.sqes;
-    k->urma_wqebbs += (uint64_t)u.wqebbs;
-    k->urma_nops += (uint64_t)u.nops;
-    k->urma_doorbells += (uint64_t)u.doorbells;
-    k->urma_cqes += (uint64_t)u.cqes;
-    k->merged_ranges += (uint64_t)blocks;
-    pld__note_urma(c, d, rows, blocks, u.sqes, u.wqebbs, u.nops, u.doorbells, u.cqes, t0);
-}
-
 /* The data round's sends: every counted block to its place, the right
  * neighbour first, this rank last. */
 static void send_blocks(pld_ctx *c, const char *api, const pld__moe *m, pld_tensor input,
@@ -106,7 +91,7 @@ static void send_blocks(pld_ctx *c, const char *api, const pld__moe *m, pld_tens
             blocks++;
         }
         if (urma && d != me && rows > 0)
-            note_urma(c, d, rows, blocks, t0);
+            pld__urma_count(c, d, rows, blocks, t0);
     }
 }
 
@@ -139,10 +124,6 @@ void pld_moe_dispatch(pld_ctx *c, const pld_moe_layout *l, pld_tensor input, pld
         pld__tensor_in_window(c, expert_offsets, signal.buf))
         pld__kraise(c, PLD_ERR_ALIAS, api,
                     "expert_offsets lies inside the target, recv_counts or signal window");
-    m.send2 = pld__tensor_2d(send_counts, m.p, ne);
-    m.data2 = pld__dtensor_2d(target, target.shape[0], m.h);
-    m.recv2 = pld__dtensor_2d(recv_counts, m.p, ne);
-    input = pld__tensor_2d(input, input.shape[0], m.h);
 
     pld__coll_fp fp;
     pld__fp_init(&fp, PLD__K_MOE_DISPATCH, api, signal);

@@ -2,6 +2,7 @@
 /* The shared options of `pld moe` and `pld bench moe` (see moe_cli.h). */
 #include "moe_cli.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 const char moe_cli_usage[] =
@@ -24,6 +25,29 @@ int moe_cli_int(cli *k, const char *opt, int64_t lo, int64_t hi, int64_t *out)
         return cli_usage_error(k, "%s %s: want a whole number in [%lld, %lld]", opt, v,
                                (long long)lo, (long long)hi);
     return 0;
+}
+
+int moe_cli_world(const char *cmd, const cli_shared *sh, moe_shape *m, pld_world **w,
+                  moe_routing *r)
+{
+    pld_config cfg = sh->cfg;
+    pld_status st = pld_world_init(w, &cfg);
+    if (st != PLD_OK)
+        return cli_world_error(cmd, st);
+    m->p = pld_world_size(*w);
+    m->dtype = sh->dtype;
+    int rc = 0;
+    if (m->k > m->p * m->e) {
+        fprintf(stderr, "pld %s: --topk %d is more than the P*E = %d experts\n", cmd, m->k,
+                m->p * m->e);
+        rc = CLI_EXIT_USAGE;
+    } else if (moe_route(m, r)) {
+        fprintf(stderr, "pld %s: out of memory for the routing\n", cmd);
+        rc = 1;
+    }
+    if (rc)
+        pld_world_finalize(*w);
+    return rc;
 }
 
 int moe_cli_option(cli *k, const char *arg, moe_shape *m, moe_timing *t, int *rc)

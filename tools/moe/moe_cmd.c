@@ -170,23 +170,9 @@ int moe_main(int argc, char **argv)
     if (rc)
         return rc;
     pld_world *w = NULL;
-    pld_status st = pld_world_init(&w, &o.sh.cfg);
-    if (st != PLD_OK)
-        return cli_world_error("moe", st);
-    o.m.p = pld_world_size(w);
-    o.m.dtype = o.sh.dtype;
-    if (o.m.k > o.m.p * o.m.e) {
-        fprintf(stderr, "pld moe: --topk %d is more than the P*E = %d experts\n", o.m.k,
-                o.m.p * o.m.e);
-        pld_world_finalize(w);
-        return CLI_EXIT_USAGE;
-    }
     moe_routing r;
-    if (moe_route(&o.m, &r)) {
-        fprintf(stderr, "pld moe: out of memory for the routing\n");
-        pld_world_finalize(w);
-        return 1;
-    }
+    if ((rc = moe_cli_world("moe", &o.sh, &o.m, &w, &r)))
+        return rc;
     out = pld_is_root_process(w) ? stdout : fopen("/dev/null", "w");
     if (!out) {
         moe_routing_free(&r);
