@@ -94,7 +94,7 @@ void pld_moe_combine(pld_ctx *c, const pld_moe_layout *l, pld_dtensor expert_out
         pld__kraise(c, PLD_ERR_ALIAS, api, "send_counts lies inside the out window '%s'",
                     out.buf->name);
     int ne = m.e;
-    pld_tensor mine = pld_local(c, pld__dtensor_2d(out, out.shape[0], m.h));
+    pld_tensor mine = pld_local(c, out); /* checked [P*E*M, H] */
 
     pld__coll_fp fp;
     pld__fp_init(&fp, PLD__K_MOE_COMBINE, api, signal);

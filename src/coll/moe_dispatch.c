@@ -137,10 +137,9 @@ void pld_moe_dispatch(pld_ctx *c, const pld_moe_layout *l, pld_tensor input, pld
     pld_tile *before = pld__tile_alloc(c, api, PLD_INT64, m.p, ne);
     pld_tile *recv = pld__moe_counts_tile(c, api, &m);
     pld_tile *place = pld__tile_alloc(c, api, PLD_INT64, 1, ne);
+    /* the sums start at zero: a new tile is zeroed */
     counts_sum k = {
         .tot = pld_tile_data(tot), .before = pld_tile_data(before), .recv = pld_tile_data(recv)};
-    for (int64_t i = 0; i < (int64_t)m.p * ne; i++)
-        k.tot[i] = k.before[i] = 0;
     counts_round(c, api, &m, signal, &k);
     /* my experts' offsets: expert-major over every source */
     int32_t *off = expert_offsets.data;

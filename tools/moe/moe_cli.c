@@ -27,27 +27,40 @@ int moe_cli_int(cli *k, const char *opt, int64_t lo, int64_t hi, int64_t *out)
     return 0;
 }
 
-int moe_cli_world(const char *cmd, const cli_shared *sh, moe_shape *m, pld_world **w,
-                  moe_routing *r)
+int moe_cli_open(const char *cmd, const cli_shared *sh, moe_shape *m, moe_session *s)
 {
     pld_config cfg = sh->cfg;
-    pld_status st = pld_world_init(w, &cfg);
+    pld_status st = pld_world_init(&s->w, &cfg);
     if (st != PLD_OK)
         return cli_world_error(cmd, st);
-    m->p = pld_world_size(*w);
+    m->p = pld_world_size(s->w);
     m->dtype = sh->dtype;
-    int rc = 0;
     if (m->k > m->p * m->e) {
         fprintf(stderr, "pld %s: --topk %d is more than the P*E = %d experts\n", cmd, m->k,
                 m->p * m->e);
-        rc = CLI_EXIT_USAGE;
-    } else if (moe_route(m, r)) {
-        fprintf(stderr, "pld %s: out of memory for the routing\n", cmd);
-        rc = 1;
+        pld_world_finalize(s->w);
+        return CLI_EXIT_USAGE;
     }
-    if (rc)
-        pld_world_finalize(*w);
-    return rc;
+    if (moe_route(m, &s->r)) {
+        fprintf(stderr, "pld %s: out of memory for the routing\n", cmd);
+        pld_world_finalize(s->w);
+        return 1;
+    }
+    s->out = pld_is_root_process(s->w) ? stdout : fopen("/dev/null", "w");
+    if (!s->out) {
+        moe_routing_free(&s->r);
+        pld_world_finalize(s->w);
+        return 1;
+    }
+    return 0;
+}
+
+void moe_cli_close(moe_session *s)
+{
+    if (s->out != stdout)
+        fclose(s->out);
+    moe_routing_free(&s->r);
+    pld_world_finalize(s->w);
 }
 
 int moe_cli_option(cli *k, const char *arg, moe_shape *m, moe_timing *t, int *rc)

@@ -78,8 +78,7 @@ static int parse(moe_opts *o, int argc, char **argv)
     return 0;
 }
 
-/* Where the report goes: stdout in the root process, nowhere in the others
- * (under mpi every process runs the tool; one prints). */
+/* Where the report goes (moe_session.out). */
 static FILE *out;
 
 /* Largest and sum over ranks of one card field. */
@@ -116,7 +115,8 @@ static void describe(const moe_routing *r)
             (long long)moe_block_rows(m), (long long)moe_block_rows(m), (long long)m->t);
 }
 
-static int print_form(const moe_routing *r, int form, const pld_tune *tune, const moe_measured *ms)
+static int print_form(const moe_routing *r, int form, const pld_tune *tune, int urma,
+                      const moe_measured *ms)
 {
     int p = r->sh.p, bad = 0;
     span to = {0}, pad = {0};
@@ -130,14 +130,8 @@ static int print_form(const moe_routing *r, int form, const pld_tune *tune, cons
         u.sqes += k.urma.sqes, u.wqebbs += k.urma.wqebbs, u.nops += k.urma.nops;
         u.doorbells += k.urma.doorbells;
         rounds = k.rounds;
-        if (ms && ms->st == PLD_OK) {
-            const pld_counters *c = &ms->counters[q];
-            if (c->bytes_to_peers != k.to_peers || c->bytes_from_peers != k.from_peers ||
-                c->bytes_self != k.self ||
-                (form != MOE_BLOCKS && r->sh.p > 1 && c->urma_sqes != k.urma.sqes &&
-                 c->urma_sqes != 0))
-                bad = 1;
-        }
+        if (ms && ms->st == PLD_OK && !moe_card_matches(&k, &ms->counters[q], form, urma))
+            bad = 1;
     }
     double pred = moe_predict_us(r, form, tune);
     fprintf(out, " %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %11.1f",
@@ -169,16 +163,13 @@ int moe_main(int argc, char **argv)
         return usage(stdout);
     if (rc)
         return rc;
-    pld_world *w = NULL;
-    moe_routing r;
-    if ((rc = moe_cli_world("moe", &o.sh, &o.m, &w, &r)))
+    moe_session s;
+    if ((rc = moe_cli_open("moe", &o.sh, &o.m, &s)))
         return rc;
-    out = pld_is_root_process(w) ? stdout : fopen("/dev/null", "w");
-    if (!out) {
-        moe_routing_free(&r);
-        pld_world_finalize(w);
-        return 1;
-    }
+    pld_world *w = s.w;
+    const moe_routing *r = &s.r;
+    out = s.out;
+    int urma = !strcmp(pld_world_platform(w), "a5sim");
     pld_tune tune;
     pld_world_tune(w, &tune);
     size_t row = (size_t)o.m.h * pld_dtype_size(o.m.dtype);
@@ -187,7 +178,7 @@ int moe_main(int argc, char **argv)
             "rows), platform %s\n",
             o.m.p, o.m.e, o.m.k, (long long)o.m.t, (long long)o.m.h, pld_dtype_name(o.m.dtype), row,
             pld_world_platform(w));
-    describe(&r);
+    describe(r);
     fprintf(out, "# bytes: to peers, busiest rank and all ranks; padding = bytes moved beyond the "
                  "counted rows; URMA: the remote sends as a5sim queues them (all ranks; blocks: as "
                  "if each block were one send)\n");
@@ -202,17 +193,13 @@ int moe_main(int argc, char **argv)
     for (int f = 0; f < MOE_NFORMS; f++) {
         moe_measured ms;
         if (o.run)
-            moe_run(w, &r, f, o.tm.iters, o.tm.warmup, o.tm.repeats, &ms);
-        status |= print_form(&r, f, &tune, o.run ? &ms : NULL);
+            moe_run(w, r, f, o.tm.iters, o.tm.warmup, o.tm.repeats, &ms);
+        status |= print_form(r, f, &tune, urma, o.run ? &ms : NULL);
         if (o.run) {
-            if (ms.st != PLD_OK && !(f == MOE_INDEXED && ms.st == PLD_ERR_UNSUPPORTED))
-                status = 1;
+            status |= moe_run_failed(f, &ms);
             free(ms.counters);
         }
     }
-    if (out != stdout)
-        fclose(out);
-    moe_routing_free(&r);
-    pld_world_finalize(w);
+    moe_cli_close(&s);
     return status;
 }

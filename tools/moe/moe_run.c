@@ -227,6 +227,19 @@ static void *host(pld_world *w, size_t bytes, pld_status *st)
     return p;
 }
 
+int moe_card_matches(const moe_card *k, const pld_counters *c, int form, int urma)
+{
+    if (c->bytes_to_peers != k->to_peers || c->bytes_from_peers != k->from_peers ||
+        c->bytes_self != k->self)
+        return 0;
+    return !urma || form == MOE_BLOCKS || c->urma_sqes == k->urma.sqes;
+}
+
+int moe_run_failed(int form, const moe_measured *ms)
+{
+    return ms->st != PLD_OK && !(form == MOE_INDEXED && ms->st == PLD_ERR_UNSUPPORTED);
+}
+
 void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup, int repeats,
              moe_measured *out)
 {

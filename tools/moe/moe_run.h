@@ -20,4 +20,12 @@ typedef struct moe_measured {
 void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup, int repeats,
              moe_measured *out);
 
+/* 1 when one rank's counters equal its card: the bytes, and where the
+ * world models URMA sends (urma: a5sim) the SQEs of the forms that count
+ * them (indexed, packed). */
+int moe_card_matches(const moe_card *k, const pld_counters *c, int form, int urma);
+/* 1 when the run failed -- but for the indexed form refusing this world
+ * (profile or dtype), which is not a failure of the tool. */
+int moe_run_failed(int form, const moe_measured *ms);
+
 #endif
