@@ -29,6 +29,8 @@ static void print(const char *what, const char *path, const pld_tune *t)
     printf("round_us     %.4g  (one full credit round, 2 ranks on their own CPUs)\n", t->round_us);
     printf("peer_us      %.4g  (each rank beyond 2 while every rank has a CPU)\n", t->peer_us);
     printf("handover_us  %.4g  (each rank beyond the CPUs, per round)\n", t->handover_us);
+    printf("transfer_us  %.4g  (each transfer beyond its bytes: a put of a few rows)\n",
+           t->transfer_us);
     printf("%-12s %-12s %-12s %-12s %s\n", "# working set", "copy ns/B", "pull ns/B", "reduce ns/B",
            "(per rank; copy GB/s)");
     for (int i = 0; i < PLD_TUNE_POINTS; i++)

@@ -299,6 +299,10 @@ typedef struct pld_counters {
     uint64_t urma_cqes;      /**< completions waited for: one per non-empty remote send */
     uint64_t merged_ranges;  /**< runs of contiguous source rows moved as one copy */
     uint64_t self_stages;    /**< 8 KiB stages of the self path */
+    /** data transfers made: each put, get, remote_store / remote_load and
+     * each run a builtin moves is one, whatever its size (what a call costs
+     * beyond its bytes; see pld/tune.h) */
+    uint64_t transfers;
 } pld_counters;
 /** This rank's counters since its launch began (in a kernel). */
 PLD_API pld_counters pld_ctx_counters(const pld_ctx *c);

@@ -7,6 +7,11 @@
  *
  *     rounds x round(P)  +  f(P) x (copied x copy(ws) + pulled x pull(ws) + reduced x reduce(ws))
  *
+ * plus, where a caller knows them (pld_tune_transfers_us), f(P) x
+ * transfers x transfer_us: what each transfer costs whatever its size, which
+ * counts where a call moves many small runs (the indexed dispatch's runs of
+ * token rows: one put each).
+ *
  * where round(P) is one full credit round of P ranks (round_us while every
  * rank has a CPU, plus peer_us per rank beyond two; plus handover_us per
  * rank beyond the CPUs, because then a round passes the CPUs from rank to
@@ -44,6 +49,7 @@ typedef struct pld_tune {
     double round_us;    /**< one full credit round of 2 ranks, each on its own CPU */
     double peer_us;     /**< per rank beyond 2 in a round, while every rank has a CPU */
     double handover_us; /**< per rank beyond the CPUs, per round */
+    double transfer_us; /**< one small transfer of one rank (a 64 B put: checks, hooks, copy) */
     double ws_bytes[PLD_TUNE_POINTS];  /**< working sets of the rate points, ascending */
     double copy_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank pushes or copies, at each point */
     double pull_ns[PLD_TUNE_POINTS];   /**< ns per byte a rank pulls from a peer */
@@ -75,6 +81,10 @@ PLD_API pld_status pld_world_tune(const pld_world *w, pld_tune *out);
  * its busiest rank, and working set (bytes over all ranks). */
 PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied,
                                    double pulled, double reduced, double working_set);
+/** The time in microseconds the busiest rank of nranks spends on this many
+ * transfers beyond their bytes (transfers as pld_counters counts them): the
+ * term to add to pld_tune_predict_us for a call of many small transfers. */
+PLD_API double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers);
 /** The allreduce algorithm PLD_AUTO takes above the one-round size for
  * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:
  * the profile's UB per core, which sets the mesh's chunks): PLD_MESH or

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The one place data crosses between a rank's local memory and a window:
  * region pairs are walked as contiguous runs and handed to the transport.
- * Byte counters are kept here so every path counts the same way. */
+ * Byte and transfer counters are kept here so every path counts the same
+ * way. */
 #include "prim/prim.h"
 
 static void count_out(pld_ctx *c, int peer, size_t bytes)
 {
+    c->ag->counters.transfers++;
     if (peer == c->rank)
         c->ag->counters.bytes_self += bytes;
     else
@@ -14,6 +16,7 @@ static void count_out(pld_ctx *c, int peer, size_t bytes)
 
 static void count_in(pld_ctx *c, int peer, size_t bytes)
 {
+    c->ag->counters.transfers++;
     if (peer == c->rank)
         c->ag->counters.bytes_self += bytes;
     else

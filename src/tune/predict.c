@@ -13,6 +13,7 @@ void pld__tune_defaults(pld_tune *t)
                     .round_us = 0.3,
                     .peer_us = 0,
                     .handover_us = 1.7,
+                    .transfer_us = 0.1,
                     .ws_bytes = {256.0 * 1024, 8.0 * 1024 * 1024, 64.0 * 1024 * 1024},
                     .copy_ns = {0.05, 0.1, 0.2},
                     .pull_ns = {0.05, 0.1, 0.2},
@@ -34,6 +35,12 @@ static double rate(const double *pts, const double *ns, double ws)
     return ns[PLD_TUNE_POINTS - 1];
 }
 
+/* f(P): ranks that share a CPU take turns at it */
+static double share(const pld_tune *t, int nranks)
+{
+    return nranks > t->cpus ? (double)nranks / t->cpus : 1;
+}
+
 double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double copied, double pulled,
                            double reduced, double working_set)
 {
@@ -43,11 +50,17 @@ double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, double cop
     double with_cpu = (p < cpus ? p : cpus) - 2; /* ranks beyond 2 that have a CPU */
     double round = t->round_us + t->peer_us * (with_cpu > 0 ? with_cpu : 0) +
                    t->handover_us * (p > cpus ? p - cpus : 0);
-    double share = p > cpus ? p / cpus : 1; /* ranks that share a CPU take turns */
     double ns = copied * rate(t->ws_bytes, t->copy_ns, working_set) +
                 pulled * rate(t->ws_bytes, t->pull_ns, working_set) +
                 reduced * rate(t->ws_bytes, t->reduce_ns, working_set);
-    return rounds * round + share * ns / 1000.0;
+    return rounds * round + share(t, nranks) * ns / 1000.0;
+}
+
+double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers)
+{
+    if (!t || nranks < 1 || t->cpus < 1)
+        return 0;
+    return share(t, nranks) * transfers * t->transfer_us;
 }
 
 pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,

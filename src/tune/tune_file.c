@@ -15,7 +15,7 @@
 #include "tune/tune.h"
 
 #define FORMAT_TAG "pld_tune"
-#define FORMAT_VERSION 2
+#define FORMAT_VERSION 3
 
 const char *pld_tune_path(void)
 {
@@ -34,10 +34,22 @@ const char *pld_tune_path(void)
 }
 
 /* The keys of the file, in the order pld writes them. */
-enum { K_CPUS, K_ROUND, K_PEER, K_HANDOVER, K_WS, K_COPY, K_PULL, K_REDUCE, K_MEASURED, K_COUNT };
-static const char *const keys[K_COUNT] = {"cpus",        "round_us",  "peer_us",
-                                          "handover_us", "ws_bytes",  "copy_ns",
-                                          "pull_ns",     "reduce_ns", "measured"};
+enum {
+    K_CPUS,
+    K_ROUND,
+    K_PEER,
+    K_HANDOVER,
+    K_TRANSFER,
+    K_WS,
+    K_COPY,
+    K_PULL,
+    K_REDUCE,
+    K_MEASURED,
+    K_COUNT
+};
+static const char *const keys[K_COUNT] = {"cpus",        "round_us", "peer_us", "handover_us",
+                                          "transfer_us", "ws_bytes", "copy_ns", "pull_ns",
+                                          "reduce_ns",   "measured"};
 
 static int values_of(int k)
 {
@@ -54,6 +66,8 @@ static double *slot_of(pld_tune *t, int k)
         return &t->peer_us;
     case K_HANDOVER:
         return &t->handover_us;
+    case K_TRANSFER:
+        return &t->transfer_us;
     case K_WS:
         return t->ws_bytes;
     case K_COPY:
@@ -194,8 +208,8 @@ pld_status pld_tune_save(const char *path, const pld_tune *t)
             "# pld's cost model on this machine (see pld/tune.h): what PLD_AUTO predicts with.\n"
             "# Written by pld %s; `pld tune` measures again and rewrites it.\n" FORMAT_TAG " %d\n",
             PLD_VERSION_STRING, FORMAT_VERSION);
-    fprintf(f, "cpus %d\nround_us %.10g\npeer_us %.10g\nhandover_us %.10g\n", t->cpus, t->round_us,
-            t->peer_us, t->handover_us);
+    fprintf(f, "cpus %d\nround_us %.10g\npeer_us %.10g\nhandover_us %.10g\ntransfer_us %.10g\n",
+            t->cpus, t->round_us, t->peer_us, t->handover_us, t->transfer_us);
     for (int k = K_WS; k <= K_REDUCE; k++) {
         fprintf(f, "%s", keys[k]);
         for (int i = 0; i < PLD_TUNE_POINTS; i++)

@@ -2,16 +2,19 @@
 /* Measuring the cost model's parameters (pld/tune.h) with pld's own
  * builtins on the thread transport: a barrier gives a round, an allgather
  * the rate of copies, a reduce_scatter the rate of reductions, each at
- * three working sets. The worlds it builds read no PLD_* variable (a
- * trace, the explorer or the race checker would measure themselves), and
- * their byte counts and rounds are the builtins' cost cards. */
+ * three working sets, a run of small puts the cost of one transfer. The worlds it builds read no
+ * PLD_* variable (a trace, the explorer or the race checker would measure themselves), and their
+ * byte counts and rounds are the builtins' cost cards. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/coll_util.h"
 #include "core/internal.h"
 #include "tune/tune.h"
 
-typedef enum { M_BARRIER, M_ALLGATHER, M_BROADCAST, M_REDUCE_SCATTER } m_kind;
+typedef enum { M_BARRIER, M_ALLGATHER, M_BROADCAST, M_REDUCE_SCATTER, M_TRANSFERS } m_kind;
+
+#define TRANSFERS_PER_CALL 100
 
 typedef struct m_job {
     m_kind kind;
@@ -27,7 +30,7 @@ static void m_kernel(pld_ctx *c, void *arg)
     /* write every page of my slices first: a fresh window is lazily zeroed
      * memory, and copying from pages nobody wrote reads the kernel's one
      * shared zero page out of the cache, at no cost a program ever sees */
-    if (j->kind != M_BARRIER) {
+    if (j->kind != M_BARRIER && j->kind != M_TRANSFERS) {
         pld_tensor s = pld_local(c, j->src), d = pld_local(c, j->dst);
         memset(s.data, 0, (size_t)pld_tensor_numel(s) * sizeof(float));
         memset(d.data, 0, (size_t)pld_tensor_numel(d) * sizeof(float));
@@ -48,6 +51,11 @@ static void m_kernel(pld_ctx *c, void *arg)
             break;
         case M_REDUCE_SCATTER:
             pld_reduce_scatter(c, j->dst, j->sig, PLD_SUM);
+            break;
+        case M_TRANSFERS: /* my row into the next rank's window, the builtins' path */
+            for (int k = 0; k < TRANSFERS_PER_CALL; k++)
+                pld__coll_put_rows(c, "pld_put", j->dst, (pld_rank(c) + 1) % pld_nranks(c),
+                                   pld_rank(c), pld_local(c, j->src), 0, 1);
             break;
         }
     }
@@ -93,6 +101,8 @@ static pld_status run(m_kind kind, int p, int64_t cols, int reps, double *us)
         j->warm = 2;
         j->iters = bytes > 0 ? (int)(2e6 / (1.0 + bytes / 2.0)) : 2000;
         j->iters = j->iters < 3 ? 3 : j->iters > 2000 ? 2000 : j->iters;
+        if (kind == M_TRANSFERS) /* 20,000 puts */
+            j->iters = 200;
     }
     /* one launch untimed first: new rank threads start on their creator's
      * CPU and take a while to spread over the others */
@@ -125,7 +135,7 @@ pld_status pld_tune_measure(pld_tune *out, int thorough)
     int p_over = cpus + 6;                      /* oversubscribed: the hand-over */
     if (p_over > 64)
         p_over = 64;
-    double b2 = 0, bp = 0, bover = 0;
+    double b2 = 0, bp = 0, bover = 0, puts = 0;
     pld_status st;
     pld__settings_defaults_only(1);
     st = run(M_BARRIER, 2, 0, reps, &b2);
@@ -133,6 +143,11 @@ pld_status pld_tune_measure(pld_tune *out, int thorough)
         st = run(M_BARRIER, p, 0, reps, &bp);
     if (st == PLD_OK)
         st = run(M_BARRIER, p_over, 0, reps, &bover);
+    /* 100 puts of one 64 B row per call, 2 ranks on their own CPUs: what a
+     * transfer costs beyond its bytes (a builtin's run of a few rows) */
+    if (st == PLD_OK)
+        st = run(M_TRANSFERS, 2, 16, reps, &puts);
+    t.transfer_us = puts / TRANSFERS_PER_CALL;
     t.cpus = cpus;
     if (cpus >= 2) {
         t.round_us = b2;

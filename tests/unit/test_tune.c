@@ -35,6 +35,7 @@ static const pld_tune sample = {.cpus = 4,
                                 .round_us = 0.25,
                                 .peer_us = 0.05,
                                 .handover_us = 1.5,
+                                .transfer_us = 0.04,
                                 .ws_bytes = {1024, 1048576, 67108864},
                                 .copy_ns = {0.01, 0.02, 0.05},
                                 .pull_ns = {0.02, 0.03, 0.06},
@@ -51,6 +52,7 @@ Test(tune, save_then_load_gives_the_same_parameters)
     cr_expect_float_eq(t.round_us, 0.25, 1e-9);
     cr_expect_float_eq(t.peer_us, 0.05, 1e-9);
     cr_expect_float_eq(t.handover_us, 1.5, 1e-9);
+    cr_expect_float_eq(t.transfer_us, 0.04, 1e-9);
     for (int i = 0; i < PLD_TUNE_POINTS; i++) {
         cr_expect_float_eq(t.ws_bytes[i], sample.ws_bytes[i], 1e-3);
         cr_expect_float_eq(t.copy_ns[i], sample.copy_ns[i], 1e-9);
@@ -74,24 +76,25 @@ static void expect_bad_file(const char *text, const char *words)
 }
 
 #define GOOD_BODY                                                                                  \
-    "cpus 2\nround_us 0.2\npeer_us 0\nhandover_us 1\nws_bytes 1 2 3\ncopy_ns 1 1 1\n"              \
+    "cpus 2\nround_us 0.2\npeer_us 0\nhandover_us 1\ntransfer_us 0.1\nws_bytes 1 2 3\ncopy_ns 1 "  \
+    "1 1\n"                                                                                        \
     "pull_ns 1 1 1\nreduce_ns 1 1 1\n"
 
 Test(tune, a_file_pld_did_not_write_is_refused_by_line)
 {
     expect_bad_file("hello\n", "line 1: not a pld_tune file");
-    expect_bad_file("pld_tune 2\n" GOOD_BODY, "a key is missing ('measured')");
-    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\ncolour blue\n",
-                    "line 11: unknown key ('colour')");
-    expect_bad_file("pld_tune 2\n" GOOD_BODY "measured 1\ncpus 3\n", "line 11: key given twice");
-    expect_bad_file("pld_tune 2\ncpus two\n", "line 2: not a finite non-negative number ('two')");
-    expect_bad_file("pld_tune 2\nround_us -1\n", "line 2: not a finite non-negative number");
-    expect_bad_file("pld_tune 2\nround_us nan\n", "not a finite non-negative number ('nan')");
-    expect_bad_file("pld_tune 2\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
-    expect_bad_file("pld_tune 2\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
-    expect_bad_file("pld_tune 2\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
-    expect_bad_file("pld_tune 2\ncpus 1.5\n", "line 2: cpus is not a whole number");
-    expect_bad_file("pld_tune 2\nmeasured 2\n", "line 2: measured is 0 or 1");
+    expect_bad_file("pld_tune 3\n" GOOD_BODY, "a key is missing ('measured')");
+    expect_bad_file("pld_tune 3\n" GOOD_BODY "measured 1\ncolour blue\n",
+                    "line 12: unknown key ('colour')");
+    expect_bad_file("pld_tune 3\n" GOOD_BODY "measured 1\ncpus 3\n", "line 12: key given twice");
+    expect_bad_file("pld_tune 3\ncpus two\n", "line 2: not a finite non-negative number ('two')");
+    expect_bad_file("pld_tune 3\nround_us -1\n", "line 2: not a finite non-negative number");
+    expect_bad_file("pld_tune 3\nround_us nan\n", "not a finite non-negative number ('nan')");
+    expect_bad_file("pld_tune 3\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
+    expect_bad_file("pld_tune 3\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
+    expect_bad_file("pld_tune 3\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
+    expect_bad_file("pld_tune 3\ncpus 1.5\n", "line 2: cpus is not a whole number");
+    expect_bad_file("pld_tune 3\nmeasured 2\n", "line 2: measured is 0 or 1");
 }
 
 /* Another pld's format: PLD_ERR_UNSUPPORTED for the reader, and a world
@@ -102,7 +105,7 @@ Test(tune, another_format_is_measured_again, .timeout = 60)
     write_text(path, "pld_tune 1\ncpus 2\n");
     pld_tune t;
     cr_expect_eq(pld_tune_load(path, &t), PLD_ERR_UNSUPPORTED);
-    TU_EXPECT_CONTAINS(pld_last_error(), "is of format 1; this pld reads format 2");
+    TU_EXPECT_CONTAINS(pld_last_error(), "is of format 1; this pld reads format 3");
     setenv("PLD_TUNE_FILE", path, 1);
     pld_world *w = tu_world("0,1");
     pld_world_finalize(w);
@@ -162,7 +165,7 @@ Test(tune, the_first_world_measures_and_writes_the_file, .timeout = 60)
 Test(tune, a_world_refuses_a_bad_parameter_file)
 {
     const char *path = temp_path("tune.txt");
-    write_text(path, "pld_tune 2\ncpus 0\n");
+    write_text(path, "pld_tune 3\ncpus 0\n");
     setenv("PLD_TUNE_FILE", path, 1);
     pld_config cfg = {.transport = getenv("PLD_TEST_TRANSPORT")};
     pld_world *w = NULL;
@@ -191,6 +194,18 @@ Test(tune, predictions_grow_with_rounds_bytes_and_ranks_beyond_the_cpus)
     /* 8 ranks on 4 CPUs take turns: twice the bytes' time */
     cr_expect_float_eq(pld_tune_predict_us(t, 8, 0, 1000, 0, 0, 512), 0.02, 1e-9);
     cr_expect_float_eq(pld_tune_predict_us(NULL, 2, 1, 0, 0, 0, 0), 0, 1e-12);
+}
+
+/* A transfer costs transfer_us of its rank's CPU, whatever its size; ranks
+ * that share a CPU take turns. */
+Test(tune, transfers_cost_their_count_times_the_share_of_a_cpu)
+{
+    const pld_tune *t = &sample;
+    cr_expect_float_eq(pld_tune_transfers_us(t, 2, 10), 0.4, 1e-9);
+    cr_expect_float_eq(pld_tune_transfers_us(t, 4, 10), 0.4, 1e-9);
+    cr_expect_float_eq(pld_tune_transfers_us(t, 8, 10), 0.8, 1e-9); /* 8 on 4 CPUs */
+    cr_expect_float_eq(pld_tune_transfers_us(t, 2, 0), 0, 1e-12);
+    cr_expect_float_eq(pld_tune_transfers_us(NULL, 2, 10), 0, 1e-12);
 }
 
 /* Expensive rounds favour the mesh's 2 rounds; cheap rounds and expensive

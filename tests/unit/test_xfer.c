@@ -720,6 +720,10 @@ Test(xfer, counters_exact, .timeout = 30)
         cr_expect_eq(k.notifies, 2, "rank %d notifies %llu, expected 2", r,
                      (unsigned long long)k.notifies);
         cr_expect_eq(k.waits, 2, "rank %d waits %llu, expected 2", r, (unsigned long long)k.waits);
+        /* one per put, get, remote_store / remote_load, whatever its shape
+         * or chunking (1-3, 6-8, 10-12), the self path included */
+        cr_expect_eq(k.transfers, 9, "rank %d transfers %llu, expected 9", r,
+                     (unsigned long long)k.transfers);
         /* the kernel-side view at the end equals the host-side one */
         cr_expect_eq(in->bytes_to_peers, k.bytes_to_peers, "rank %d in-kernel to_peers %llu", r,
                      (unsigned long long)in->bytes_to_peers);
@@ -728,6 +732,7 @@ Test(xfer, counters_exact, .timeout = 30)
         cr_expect_eq(in->bytes_self, k.bytes_self, "rank %d in-kernel self %llu", r,
                      (unsigned long long)in->bytes_self);
         cr_expect_eq(in->notifies, k.notifies);
+        cr_expect_eq(in->transfers, k.transfers);
         cr_expect_eq(in->waits, k.waits);
     }
     pld_counters k0;

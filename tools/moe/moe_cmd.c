@@ -121,6 +121,7 @@ static int print_form(const moe_routing *r, int form, const pld_tune *tune, int 
     int p = r->sh.p, bad = 0;
     span to = {0}, pad = {0};
     moe_urma u = {0};
+    uint64_t xfers = 0;
     int rounds = 0;
     for (int q = 0; q < p; q++) {
         moe_card k;
@@ -130,15 +131,16 @@ static int print_form(const moe_routing *r, int form, const pld_tune *tune, int 
         u.sqes += k.urma.sqes, u.wqebbs += k.urma.wqebbs, u.nops += k.urma.nops;
         u.doorbells += k.urma.doorbells;
         rounds = k.rounds;
+        xfers = k.transfers > xfers ? k.transfers : xfers;
         if (ms && ms->st == PLD_OK && !moe_card_matches(&k, &ms->counters[q], form, urma))
             bad = 1;
     }
     double pred = moe_predict_us(r, form, tune);
-    fprintf(out, " %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %11.1f",
+    fprintf(out, " %-8s %6d %14llu %14llu %14llu %14llu %7llu %7llu %7llu %5llu %10llu %11.1f",
             moe_form_name(form), rounds, (unsigned long long)to.max, (unsigned long long)to.sum,
             (unsigned long long)pad.max, (unsigned long long)pad.sum, (unsigned long long)u.sqes,
             (unsigned long long)u.wqebbs, (unsigned long long)u.nops,
-            (unsigned long long)u.doorbells, pred);
+            (unsigned long long)u.doorbells, (unsigned long long)xfers, pred);
     if (ms) {
         if (ms->st != PLD_OK) {
             fprintf(out, "   not run: %s: %s", pld_status_name(ms->st), ms->why);
@@ -181,10 +183,10 @@ int moe_main(int argc, char **argv)
     describe(r);
     fprintf(out, "# bytes: to peers, busiest rank and all ranks; padding = bytes moved beyond the "
                  "counted rows; URMA: the remote sends as a5sim queues them (all ranks; blocks: as "
-                 "if each block were one send)\n");
-    fprintf(out, "#%-8s %6s %14s %14s %14s %14s %7s %7s %7s %5s %11s", "form", "rounds",
+                 "if each block were one send); xfers: puts and gets of the busiest rank\n");
+    fprintf(out, "#%-8s %6s %14s %14s %14s %14s %7s %7s %7s %5s %10s %11s", "form", "rounds",
             "to_peers_max", "to_peers_all", "padding_max", "padding_all", "SQEs", "WQEBBs", "NOPs",
-            "bells", "predict_us");
+            "bells", "xfers_max", "predict_us");
     if (o.run)
         fprintf(out, " %11s %19s %6s %14s %5s %5s", "measured_us", "min-max", "ratio",
                 "to_peers_all", "card", "wrong");

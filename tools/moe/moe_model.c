@@ -119,6 +119,25 @@ static void urma_add(moe_urma *u, int64_t rows)
     u->cqes += 1;
 }
 
+/* The indexed form's copies from rank s to rank d: its slots hold s's
+ * tokens routed to d, by expert and then by token (as `pld moe --run` lays
+ * them out), and each run of consecutive tokens moves as one copy. */
+static uint64_t indexed_runs(const moe_routing *r, int s, int d)
+{
+    const moe_shape *sh = &r->sh;
+    uint64_t runs = 0;
+    int64_t last = -2;
+    for (int e = 0; e < sh->e; e++)
+        for (int64_t t = 0; t < sh->t; t++)
+            for (int q = 0; q < sh->k; q++)
+                if (r->choice[((size_t)s * (size_t)sh->t + (size_t)t) * (size_t)sh->k +
+                              (size_t)q] == d * sh->e + e) {
+                    runs += t != last + 1;
+                    last = t;
+                }
+    return runs;
+}
+
 void moe_card_make(const moe_routing *r, int form, int rank, moe_card *out)
 {
     const moe_shape *sh = &r->sh;
@@ -127,9 +146,12 @@ void moe_card_make(const moe_routing *r, int form, int rank, moe_card *out)
     uint64_t counts = (uint64_t)p * (uint64_t)ne * 4, b = (uint64_t)moe_block_rows(sh);
     memset(out, 0, sizeof *out);
     for (int d = 0; d < p; d++) {
-        uint64_t rows = 0;
-        for (int e = 0; e < ne; e++)
-            rows += (uint64_t)r->cnt[((size_t)rank * (size_t)p + (size_t)d) * (size_t)ne + e];
+        uint64_t rows = 0, blocks = 0;
+        for (int e = 0; e < ne; e++) {
+            int32_t n = r->cnt[((size_t)rank * (size_t)p + (size_t)d) * (size_t)ne + e];
+            rows += (uint64_t)n;
+            blocks += n > 0;
+        }
         int self = d == rank;
         switch (form) {
         case MOE_BLOCKS: /* whole blocks, counts by all_to_all first */
@@ -143,6 +165,7 @@ void moe_card_make(const moe_routing *r, int form, int rank, moe_card *out)
             break;
         case MOE_INDEXED:
         case MOE_PACKED:
+            out->transfers += form == MOE_PACKED ? blocks : indexed_runs(r, rank, d);
             if (self) {
                 out->self += rows * row;
             } else {
@@ -158,18 +181,22 @@ void moe_card_make(const moe_routing *r, int form, int rank, moe_card *out)
     case MOE_BLOCKS:
         out->rounds = 2; /* the counts' all_to_all, the blocks' all_to_all_v */
         out->notifies = (uint64_t)(p - 1);
+        out->transfers = 2 * (uint64_t)p; /* a row of counts, a block: to every rank */
         out->target_bytes = (uint64_t)p * b * row;
         break;
     case MOE_INDEXED:
         out->rounds = 2;
         out->from_peers = (uint64_t)(p - 1) * 4; /* its count from each peer */
         out->self += 4;
+        out->transfers += (uint64_t)p;
         out->target_bytes = (uint64_t)p * b * row;
         break;
     default:
         out->rounds = 2;
         out->from_peers = (uint64_t)(p - 1) * counts;
         out->self += 2 * counts;
+        /* my counts staged, each peer's pulled, what I received kept */
+        out->transfers += (uint64_t)p + 1;
         out->target_bytes = (uint64_t)p * (uint64_t)ne * (uint64_t)sh->t * row;
         break;
     }
@@ -183,7 +210,8 @@ double moe_predict_us(const moe_routing *r, int form, const pld_tune *tune)
         moe_card_make(r, form, q, &k);
         double us =
             pld_tune_predict_us(tune, r->sh.p, k.rounds, (double)(k.to_peers + k.self),
-                                (double)k.from_peers, 0, (double)r->sh.p * (double)k.target_bytes);
+                                (double)k.from_peers, 0, (double)r->sh.p * (double)k.target_bytes) +
+            pld_tune_transfers_us(tune, r->sh.p, (double)k.transfers);
         worst = us > worst ? us : worst;
     }
     return worst;

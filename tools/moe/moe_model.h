@@ -54,6 +54,7 @@ typedef struct moe_card {
     uint64_t to_peers, from_peers, self; /* bytes, as the counters count them */
     uint64_t padding;                    /* bytes moved to peers beyond the counted rows */
     uint64_t notifies;                   /* count-carrying notifies (blocks: Set counts) */
+    uint64_t transfers;                  /* puts and gets, as the counters count them */
     int rounds;                          /* full rounds */
     moe_urma urma;                       /* remote sends on a5sim (indexed and packed) */
     uint64_t target_bytes;               /* the target window of one rank */

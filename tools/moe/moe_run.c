@@ -36,7 +36,7 @@ typedef struct job {
 
 /* A rank's report: time per call (timed launches), then, after the one
  * counted call, its counters and whether it received what it should. */
-enum { R_US, R_TO, R_FROM, R_SELF, R_SQES, R_WQEBBS, R_WRONG, R_N };
+enum { R_US, R_TO, R_FROM, R_SELF, R_SQES, R_WQEBBS, R_TRANSFERS, R_WRONG, R_N };
 
 static double now_us(void)
 {
@@ -116,6 +116,7 @@ static void kernel(pld_ctx *c, void *arg)
         row[R_SELF] = (double)k.bytes_self;
         row[R_SQES] = (double)k.urma_sqes;
         row[R_WQEBBS] = (double)k.urma_wqebbs;
+        row[R_TRANSFERS] = (double)k.transfers;
         row[R_WRONG] = received_wrong(c, j);
     } else {
         for (int i = 0; i < j->warmup; i++)
@@ -230,7 +231,7 @@ static void *host(pld_world *w, size_t bytes, pld_status *st)
 int moe_card_matches(const moe_card *k, const pld_counters *c, int form, int urma)
 {
     if (c->bytes_to_peers != k->to_peers || c->bytes_from_peers != k->from_peers ||
-        c->bytes_self != k->self)
+        c->bytes_self != k->self || c->transfers != k->transfers)
         return 0;
     return !urma || form == MOE_BLOCKS || c->urma_sqes == k->urma.sqes;
 }
@@ -321,6 +322,7 @@ void moe_run(pld_world *w, const moe_routing *r, int form, int iters, int warmup
         out->counters[q].bytes_self = (uint64_t)row[R_SELF];
         out->counters[q].urma_sqes = (uint64_t)row[R_SQES];
         out->counters[q].urma_wqebbs = (uint64_t)row[R_WQEBBS];
+        out->counters[q].transfers = (uint64_t)row[R_TRANSFERS];
         out->wrong += row[R_WRONG] != 0;
     }
     double *runs = calloc((size_t)(repeats > 0 ? repeats : 1), sizeof *runs);
