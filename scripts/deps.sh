@@ -14,7 +14,11 @@ pld_deps() {
         # clang-format: the format check (tests/format)
         want+=(libcriterion-dev openmpi-bin libopenmpi-dev spin clang libclang-rt-dev
                doxygen groff-base clang-format
-               g++) # the C++ build of the README's kernel (tests/packaging)
+               g++ # the C++ build of the README's kernel (tests/packaging)
+               # the Python package's tests (tests/python): Debian's numpy and
+               # pytest, and what `pip install ./python` needs offline
+               python3 python3-numpy python3-pytest python3-venv python3-pip python3-setuptools
+               python3-wheel)
     fi
     local missing=()
     for p in "${want[@]}"; do

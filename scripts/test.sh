@@ -12,6 +12,7 @@ run() { # build-dir sanitizer [extra ctest args]
     shift 2
     echo "== build $dir (sanitizer: ${san:-none})"
     cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON \
+        -DPLD_REQUIRE_PYTHON_TESTS=ON \
         ${PLD_CMAKE_EXTRA:-} >/dev/null
     cmake --build "$dir" -j"$jobs" >/dev/null
     # the cost model's parameters, measured once per build before the tests

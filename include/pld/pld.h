@@ -54,6 +54,10 @@ typedef struct pld_config {
     unsigned check;         /**< PLD_CHECK_* bits, OR-ed with env PLD_CHECK */
     int ir;                 /**< print rank 0's lowering listing after each launch */
     const char *ir_svg;     /**< NULL -> env PLD_IR_SVG; every rank's lowering as SVG */
+    /** process transport: fork fresh workers at every launch, so each starts
+     * from the host's memory as it is then (for kernels that exist only
+     * after pld_world_init: Python's); 0 -> fork them once, at init */
+    int fork_each_launch;
 } pld_config;
 
 /** Creates a world. cfg may be NULL (all defaults). Errors:
@@ -67,6 +71,10 @@ PLD_API pld_status pld_world_init(pld_world **out, const pld_config *cfg);
  * -p/--platform X, -d/--device X, --transport X, --ir and --ir-svg FILE
  * (also in the --opt=X form) and leaves every other argument in place. */
 PLD_API pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv);
+/** The options pld_world_init_from_args reads, set in *cfg (its other
+ * fields kept) and removed from argv; cfg's strings then point into argv.
+ * For a program that sets more of the configuration before pld_world_init. */
+PLD_API pld_status pld_config_from_args(pld_config *cfg, int *argc, char ***argv);
 
 /** Message of the last failed pld_world_init on this thread ("" if none),
  * or of the last call on this thread refused because its world handle was

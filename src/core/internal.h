@@ -255,10 +255,11 @@ struct pld_world {
     int *device_ids;
     pld__profile profile;
     int wait_timeout_ms;
-    int spin;           /* spin iterations before a wait yields */
-    int yields;         /* sched_yield rounds before it sleeps */
-    int pin;            /* pin each rank to one CPU (core/pin.c) */
-    size_t stack_bytes; /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
+    int spin;             /* spin iterations before a wait yields */
+    int yields;           /* sched_yield rounds before it sleeps */
+    int pin;              /* pin each rank to one CPU (core/pin.c) */
+    int fork_each_launch; /* process transport: new workers for every launch */
+    size_t stack_bytes;   /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
     unsigned check;
     int ir_print;         /* print the listing after each launch */
     _Atomic int ir_on;    /* record rank 0's operations */
@@ -354,6 +355,8 @@ struct pld_ctx {
     pld__world_shared *sh;
     const pld_transport_ops *tp;
     jmp_buf jb; /* any kernel error longjmps here */
+    pld_status
+        raised; /* what this rank raised itself (pld_ffi_*: its own error, not PLD_ERR_PEER) */
     size_t ub_used, ub_cap;
     pld_tile *tiles;  /* live tiles, freed at kernel end */
     pld_tile *spares; /* freed tiles kept for reuse (src/prim/tile.c) */

@@ -56,6 +56,7 @@ pld_status pld__world_settings(pld_world *w, const pld_config *cfg, int nlaunche
     w->pin = env_or(PLD__S_PIN, oversubscribed) != 0;
     w->check = cfg->check | (unsigned)pld__setting_num(PLD__S_CHECK);
     w->ir_print = cfg->ir || pld__setting_num(PLD__S_IR) != 0;
+    w->fork_each_launch = cfg->fork_each_launch != 0;
     atomic_init(&w->ir_on, w->ir_print);
     /* the table's minimum is portable; some systems need more (arm64
      * glibc: 128 KiB), and below it pthread_attr_setstacksize would refuse */

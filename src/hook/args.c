@@ -75,6 +75,18 @@ static int scan_args(int ac, char **av, pld_config *cfg, int compact)
     return keep;
 }
 
+pld_status pld_config_from_args(pld_config *cfg, int *argc, char ***argv)
+{
+    if (!cfg || !argc || !argv || !*argv)
+        return pld__init_fail(PLD_ERR_ARG, "pld_config_from_args: cfg, argc or argv is NULL");
+    pld_config c = *cfg;
+    if (scan_args(*argc, *argv, &c, 0) < 0)
+        return PLD_ERR_ARG;
+    *cfg = c;
+    *argc = scan_args(*argc, *argv, &c, 1);
+    return PLD_OK;
+}
+
 pld_status pld_world_init_from_args(pld_world **out, int *argc, char ***argv)
 {
     pld_config cfg = {0};

@@ -20,14 +20,11 @@ typedef struct idx_ring {
     unsigned live; /* marks not yet looked up: nothing to scan when 0 */
 } idx_ring;
 
-/* initial-exec: a plain %fs-relative access, not a __tls_get_addr call on
- * every primitive (this is on the hot path of every call with offsets) */
-#if defined(__GNUC__)
-#define PLD__TLS_FAST __attribute__((tls_model("initial-exec")))
-#else
-#define PLD__TLS_FAST
-#endif
-static _Thread_local idx_ring ring PLD__TLS_FAST;
+/* The default (dynamic) TLS model, so libpld.so can be loaded with dlopen
+ * (Python's ctypes) after other libraries used up the static TLS surplus;
+ * src/CMakeLists.txt compiles with TLS descriptors where the compiler has
+ * them, which keeps this hot-path access a call-free load in practice. */
+static _Thread_local idx_ring ring;
 
 const int64_t *pld_idx_mark(const int64_t *v, int n)
 {

@@ -354,11 +354,37 @@ static void tp_proc_world_fini(pld_world *w)
     w->ir_shared = NULL;
 }
 
+/* fork_each_launch: every idle worker makes way for a fork of the host as
+ * it is now (its kernel may be code that did not exist at the last fork).
+ * An idle worker holds nothing shared: it only waits for a launch. */
+static void refork_idle(pld_world *w)
+{
+    tp_proc_state *s = state(w);
+    uint32_t gen = atomic_load(&s->ctl->launch_gen);
+    for (int r = 0; r < w->nranks; r++) {
+        if (s->dead[r])
+            continue;
+        pid_t pid = s->ctl->rank[r].pid;
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        if (respawn(w, r, gen) != 0) {
+            s->dead[r] = 1;
+            if (!s->death[0])
+                snprintf(s->death, sizeof s->death,
+                         "rank %d (device %d): no new worker for this launch (fork: %s)", r,
+                         w->device_ids[r], strerror(errno));
+        }
+    }
+}
+
 static pld_status tp_proc_launch(pld_world *w)
 {
     tp_proc_state *s = state(w);
     tp_proc_ctl *ctl = s->ctl;
     reap(w);
+    if (w->fork_each_launch)
+        refork_idle(w);
     for (int r = 0; r < w->nranks; r++)
         if (s->dead[r]) {
             /* a worker died since the last launch (or could not be replaced
