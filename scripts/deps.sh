@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages pld needs, when missing. As root it runs
 # apt-get itself; otherwise it prints the command to run and fails.
-# Usage: source scripts/deps.sh; pld_deps build|test
+# Usage: source scripts/deps.sh; pld_deps build|test [python]
 set -euo pipefail
 
 pld_deps() {
@@ -19,6 +19,9 @@ pld_deps() {
                # pytest, and what `pip install ./python` needs offline
                python3 python3-numpy python3-pytest python3-venv python3-pip python3-setuptools
                python3-wheel)
+    fi
+    if [ "${2:-}" = python ]; then
+        want+=(python3 python3-numpy) # the Python steps of the main job
     fi
     local missing=()
     for p in "${want[@]}"; do

@@ -3,11 +3,13 @@
 that fail the group the way the library's own checks do, and numpy arrays
 as pld tensors."""
 import ctypes
+import itertools
 
 import numpy as np
 
 from . import dtypes
 from ._lib import CTensor, MAX_DIMS, lib, offsets
+from ._lib import offsets as offsets_addr
 from .errors import for_status
 from .world import DistributedTensor, check, current
 
@@ -18,6 +20,15 @@ class Tile(np.ndarray):
     """A tile: a 2-D rank-local array loaded from a tensor or a window (a
     numpy array, marked so that a builtin can refuse it where the C API
     takes a tensor, as the seeds' type check does)."""
+
+
+def address(a):
+    """The address of a contiguous numpy array's first element (the buffer
+    protocol: a quarter of what a.ctypes.data costs per call)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(a))
+    except (TypeError, ValueError):  # read-only, or empty
+        return a.ctypes.data
 
 
 def as_tile(a):
@@ -60,21 +71,30 @@ def ctensor(c, api, what, a, typed_as=None):
 
 
 def window(c, api, what, d):
+    """d, which must be a window: else a TypeError naming the call and argument."""
     if not isinstance(d, DistributedTensor):
         raise TypeError(f"{api} {what} must be a DistributedTensor (a window), "
                         f"got {type(d).__name__}")
     return d
 
 
+def win(api, what, d):
+    """The address of window d's pld_dtensor (a TypeError if d is none)."""
+    if not isinstance(d, DistributedTensor):
+        raise TypeError(f"{api} {what} must be a DistributedTensor (a window), "
+                        f"got {type(d).__name__}")
+    return d.ptr
+
+
 def offs(c, api, what, values, ndim):
-    """An offsets or shape list of exactly ndim entries, as int64s."""
+    """The address of an int64 array of exactly ndim offsets (or shape)."""
     if values is None:
         return None
-    vals = list(values)
-    if len(vals) != ndim:
-        fail(c, ARG, api, f"{what} has {len(vals)} entries {vals}; the tensor has {ndim} "
+    key = tuple(values)
+    if len(key) != ndim:
+        fail(c, ARG, api, f"{what} has {len(key)} entries {list(key)}; the tensor has {ndim} "
                           "dimensions")
-    return offsets(vals)
+    return offsets(key)
 
 
 def region(c, api, what, shape, off, size):
@@ -89,6 +109,27 @@ def region(c, api, what, shape, off, size):
                                  f"{list(shape)}")
 
 
+def slabs(c, api, offsets, shape, ndim):
+    """A region of a window as the 2-D moves a tile makes (a tile lands on
+    the innermost two dimensions): (offsets address, rows, cols, first row
+    in the folded [prod(leading)*rows, cols] tile) per slab. One slab when
+    every leading extent is 1, as on the pages ([1, SIZE])."""
+    off = tuple(offsets)
+    size = [int(n) for n in shape]
+    for what, v in (("offsets", list(off)), ("shape", size)):
+        if len(v) != ndim:
+            fail(c, ARG, api, f"{what} has {len(v)} entries {v}; the tensor has {ndim} dimensions")
+    rows, cols = (size[-2], size[-1]) if ndim >= 2 else (1, size[0])
+    lead = size[:-2]
+    if all(n == 1 for n in lead):
+        return [(offsets_addr(off), rows, cols, 0)]
+    out = []
+    for i, idx in enumerate(itertools.product(*[range(n) for n in lead])):
+        o = tuple(a + b for a, b in zip(off[:-2], idx)) + off[-2:]
+        out.append((offsets_addr(o), rows, cols, i * rows))
+    return out
+
+
 def tile_dims(shape):
     """A shape as the 2-D [rows, cols] of a tile: leading extents fold into rows."""
     rows = 1
@@ -97,5 +138,6 @@ def tile_dims(shape):
     return rows, int(shape[-1])
 
 
-__all__ = ["ARG", "BOUNDS", "Tile", "as_tile", "check", "current", "ctensor", "fail", "for_status", "offs",
+__all__ = ["ARG", "BOUNDS", "Tile", "address", "as_tile", "check", "current", "ctensor", "fail",
+           "for_status", "offs", "win",
            "region", "tile_dims", "window", "ctypes"]

@@ -158,7 +158,7 @@ def offsets(values):
     and kept (read-only), so a kernel's loop does not build one per call."""
     if values is None:
         return None
-    key = tuple(values)
+    key = values if type(values) is tuple else tuple(values)
     hit = _offsets.get(key)
     if hit is None:
         if len(_offsets) > 65536:  # a kernel of many distinct offsets: start over

@@ -12,6 +12,9 @@ class Error(Exception):
         self.message = message
         self.rank = rank
 
+    def __str__(self):  # the message itself, also where a builtin base has its own __str__
+        return self.message
+
 
 def _cls(name, status, code, doc):
     return type(name, (Error,), {"status": status, "code": code, "__doc__": doc})

@@ -70,7 +70,7 @@ def store(tile, offsets, tensor):
         if src.dtype != arr.dtype:
             src = src.astype(arr.dtype)
         rows, cols = k.tile_dims(size)
-        k.check(lib.pld_ffi_remote_store(c.ptr, src.ctypes.data, rows, cols, d.ptr, c.rank,
+        k.check(lib.pld_ffi_remote_store(c.ptr, k.address(src), rows, cols, d.ptr, c.rank,
                                          k.offs(c, "pl.store", "offsets", off, d.ndim), 0), c)
     else:
         sl = tuple(builtins.slice(o, o + n) for o, n in zip(off, size))

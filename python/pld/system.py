@@ -39,6 +39,7 @@ def wait(signal, offsets, expected=1, cmp=WaitCmp.Ge):
 def read(signal, offsets):
     """My cell's value now (pld_signal_read)."""
     c = k.current()
+    k.window(c, "pld.system.read", "signal", signal)
     out = ctypes.c_int32()
     st = lib.pld_ffi_signal_read(c.ptr, signal.ptr,
                                  k.offs(c, "pld_signal_read", "offsets", offsets, signal.ndim),

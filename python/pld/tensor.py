@@ -41,58 +41,62 @@ def _run(fn, *args):
 
 
 def barrier(signal):
-    k.window(None, "pld.tensor.barrier", "signal", signal)
-    _run(lib.pld_ffi_barrier, signal.ptr)
+    _run(lib.pld_ffi_barrier, k.win("pld.tensor.barrier", "signal", signal))
 
 
 def broadcast(data, signal, root=0):
-    _run(lib.pld_ffi_broadcast, k.window(None, "pld.tensor.broadcast", "data", data).ptr,
-         k.window(None, "pld.tensor.broadcast", "signal", signal).ptr, int(root))
+    api = "pld.tensor.broadcast"
+    _run(lib.pld_ffi_broadcast, k.win(api, "data", data), k.win(api, "signal", signal), int(root))
     return data
 
 
 def allgather(local_data, target, signal):
     """local_data: my plain [1, N] (or [N]) tensor; target [P, N] window."""
     c = k.current()
-    t = k.ctensor(c, "pld.tensor.allgather", "local_data", local_data, "input")
-    k.check(lib.pld_ffi_allgather(c.ptr, t, k.window(c, "pld.tensor.allgather", "target",
-                                                        target).ptr, signal.ptr), c)
+    api = "pld.tensor.allgather"
+    t = k.ctensor(c, api, "local_data", local_data, "input")
+    k.check(lib.pld_ffi_allgather(c.ptr, t, k.win(api, "target", target),
+                                  k.win(api, "signal", signal)), c)
     return target
 
 
 def allgather_inplace(target, signal):
-    _run(lib.pld_ffi_allgather_inplace, target.ptr, signal.ptr)
+    api = "pld.tensor.allgather_inplace"
+    _run(lib.pld_ffi_allgather_inplace, k.win(api, "target", target), k.win(api, "signal", signal))
     return target
 
 
 def reduce_scatter(data, signal, op=ReduceOp.Sum):
-    _run(lib.pld_ffi_reduce_scatter, data.ptr, signal.ptr,
-         _enum(ReduceOp, op, "pld.tensor.reduce_scatter"))
+    api = "pld.tensor.reduce_scatter"
+    _run(lib.pld_ffi_reduce_scatter, k.win(api, "data", data), k.win(api, "signal", signal),
+         _enum(ReduceOp, op, api))
     return data
 
 
 def allreduce(data, signal, op=ReduceOp.Sum, mode=AllreduceMode.Auto, core_num=1):
-    _run(lib.pld_ffi_allreduce, k.window(None, "pld.tensor.allreduce", "data", data).ptr,
-         signal.ptr, _enum(ReduceOp, op, "pld.tensor.allreduce"),
-         _enum(AllreduceMode, mode, "pld.tensor.allreduce"), int(core_num))
+    api = "pld.tensor.allreduce"
+    _run(lib.pld_ffi_allreduce, k.win(api, "data", data), k.win(api, "signal", signal),
+         _enum(ReduceOp, op, api), _enum(AllreduceMode, mode, api), int(core_num))
     return data
 
 
 def all_to_all(input, target, signal):  # noqa: A002 -- the C and seed name
     """input: my plain [P, N] tensor, row d for rank d; target [P, N] window."""
     c = k.current()
-    t = k.ctensor(c, "pld.tensor.all_to_all", "input", input)
-    k.check(lib.pld_ffi_all_to_all(c.ptr, t, k.window(c, "pld.tensor.all_to_all", "target",
-                                                          target).ptr, signal.ptr), c)
+    api = "pld.tensor.all_to_all"
+    t = k.ctensor(c, api, "input", input)
+    k.check(lib.pld_ffi_all_to_all(c.ptr, t, k.win(api, "target", target),
+                                   k.win(api, "signal", signal)), c)
     return target
 
 
 def all_to_all_v(input, target, signal, send_counts, recv_counts):  # noqa: A002
     c = k.current()
     api = "pld.tensor.all_to_all_v"
-    k.check(lib.pld_ffi_all_to_all_v(c.ptr, k.ctensor(c, api, "input", input), target.ptr,
-                                     signal.ptr, k.ctensor(c, api, "send_counts", send_counts),
-                                     k.window(c, api, "recv_counts", recv_counts).ptr), c)
+    k.check(lib.pld_ffi_all_to_all_v(c.ptr, k.ctensor(c, api, "input", input),
+                                     k.win(api, "target", target), k.win(api, "signal", signal),
+                                     k.ctensor(c, api, "send_counts", send_counts),
+                                     k.win(api, "recv_counts", recv_counts)), c)
     return target
 
 
@@ -101,8 +105,8 @@ def indexed_all_to_all_v(input, target, signal, send_counts, recv_counts, index,
     c = k.current()
     api = "pld.tensor.indexed_all_to_all_v"
     k.check(lib.pld_ffi_indexed_all_to_all_v(
-        c.ptr, k.ctensor(c, api, "input", input), k.window(c, api, "target", target).ptr,
-        signal.ptr, k.window(c, api, "send_counts", send_counts).ptr,
+        c.ptr, k.ctensor(c, api, "input", input), k.win(api, "target", target),
+        k.win(api, "signal", signal), k.win(api, "send_counts", send_counts),
         k.ctensor(c, api, "recv_counts", recv_counts), k.ctensor(c, api, "index", index),
         int(core_num)), c)
     return target
@@ -112,8 +116,8 @@ def indexed_combine(expert_out, output, signal, send_counts, index, weights, cor
     c = k.current()
     api = "pld.tensor.indexed_combine"
     k.check(lib.pld_ffi_indexed_combine(
-        c.ptr, k.window(c, api, "expert_out", expert_out).ptr, k.ctensor(c, api, "output", output),
-        signal.ptr, k.window(c, api, "send_counts", send_counts).ptr,
+        c.ptr, k.win(api, "expert_out", expert_out), k.ctensor(c, api, "output", output),
+        k.win(api, "signal", signal), k.win(api, "send_counts", send_counts),
         k.ctensor(c, api, "index", index), k.ctensor(c, api, "weights", weights), int(core_num)),
         c)
     return output
@@ -127,14 +131,20 @@ class MoeLayout:
         self.ptr = ctypes.addressof(self.c)
 
 
+def _layout(api, layout):
+    if not isinstance(layout, MoeLayout):
+        raise TypeError(f"{api} layout must be a pld.MoeLayout, got {type(layout).__name__}")
+    return layout.ptr
+
+
 def moe_dispatch(layout, input, target, signal, send_counts, recv_counts,  # noqa: A002
                  expert_offsets):
     c = k.current()
     api = "pld.tensor.moe_dispatch"
     k.check(lib.pld_ffi_moe_dispatch(
-        c.ptr, layout.ptr, k.ctensor(c, api, "input", input), k.window(c, api, "target", target).ptr,
-        signal.ptr, k.ctensor(c, api, "send_counts", send_counts),
-        k.window(c, api, "recv_counts", recv_counts).ptr,
+        c.ptr, _layout(api, layout), k.ctensor(c, api, "input", input),
+        k.win(api, "target", target), k.win(api, "signal", signal),
+        k.ctensor(c, api, "send_counts", send_counts), k.win(api, "recv_counts", recv_counts),
         k.ctensor(c, api, "expert_offsets", expert_offsets)), c)
     return target
 
@@ -143,8 +153,7 @@ def moe_combine(layout, expert_out, out, signal, send_counts, recv_counts):
     c = k.current()
     api = "pld.tensor.moe_combine"
     k.check(lib.pld_ffi_moe_combine(
-        c.ptr, layout.ptr, k.window(c, api, "expert_out", expert_out).ptr,
-        k.window(c, api, "out", out).ptr, signal.ptr,
-        k.ctensor(c, api, "send_counts", send_counts),
-        k.window(c, api, "recv_counts", recv_counts).ptr), c)
+        c.ptr, _layout(api, layout), k.win(api, "expert_out", expert_out), k.win(api, "out", out),
+        k.win(api, "signal", signal), k.ctensor(c, api, "send_counts", send_counts),
+        k.win(api, "recv_counts", recv_counts)), c)
     return out

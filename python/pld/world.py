@@ -5,6 +5,7 @@ import ctypes
 import re
 import sys
 import threading
+import time
 import traceback
 
 import numpy as np
@@ -174,9 +175,11 @@ class World:
         w = ctypes.c_void_p()
         # fork_each_launch: the process transport's workers are forked at
         # each launch, so they have the kernel the host defined since
-        cfg = CConfig(platform=platform and platform.encode(),
-                      transport=transport and transport.encode(),
-                      devices=devices and devices.encode(), check=check, ir=1 if ir else 0,
+        def enc(v):
+            return None if v is None else str(v).encode()
+
+        cfg = CConfig(platform=enc(platform), transport=enc(transport), devices=enc(devices),
+                      check=check, ir=1 if ir else 0,
                       wait_timeout_ms=wait_timeout_ms, fork_each_launch=1)
         self.args = [sys.argv[0] if sys.argv else "python"]
         if argv is None and platform is None and devices is None and transport is None:
@@ -200,6 +203,11 @@ class World:
         self.transport = _text(lib.pld_world_transport(w))
         self._names = 0
         self._keep = []
+        # rank threads still in a kernel's Python code: a launch that failed
+        # (a timeout) returns without them, and finalize must not free the
+        # world under them (thread transport; a worker process is killed)
+        self._inside = set()
+        self._inside_lock = threading.Lock()
 
     def _name(self, name, what):
         self._names += 1
@@ -289,6 +297,8 @@ class World:
         def trampoline(cptr, _arg):
             c = Ctx(cptr, self)
             _tls.ctx = c
+            with self._inside_lock:
+                self._inside.add(c.rank)
             try:
                 kernel(*[a.view(c.rank) if isinstance(a, Tensor) else a for a in args])
             except BaseException as e:  # noqa: B902 -- every failure must reach the group
@@ -298,6 +308,8 @@ class World:
                     lib.pld_ffi_fail(cptr, f"python: {type(e).__name__}: {e}\n{tb}".encode())
             finally:
                 _tls.ctx = None
+                with self._inside_lock:
+                    self._inside.discard(c.rank)
 
         cb = KERNEL(trampoline)
         self._keep.append(cb)  # the callback outlives nothing it may still be running
@@ -316,9 +328,25 @@ class World:
             raise for_status(st, msg)
 
     def finalize(self):
-        if getattr(self, "_w", None):
-            lib.pld_world_finalize(self._w)
-            self._w = None
+        """Frees the world. A rank thread still in its kernel's Python code
+        (a launch that timed out without it) is waited for first: the world
+        must outlive it."""
+        if not getattr(self, "_w", None):
+            return
+        told = False
+        t0 = time.monotonic()
+        while True:
+            with self._inside_lock:
+                left = sorted(self._inside)
+            if not left:
+                break
+            if not told and time.monotonic() - t0 > 2:
+                print(f"pld: World.finalize waits for rank(s) {left}, still in their kernel's "
+                      "Python code after the launch failed", file=sys.stderr)
+                told = True
+            time.sleep(0.01)
+        lib.pld_world_finalize(self._w)
+        self._w = None
 
     def __enter__(self):
         return self
