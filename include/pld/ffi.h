@@ -38,10 +38,13 @@ PLD_API pld_status pld_ffi_raise(pld_ctx *c, pld_status st, const char *api, con
 PLD_API pld_status pld_ffi_team_ctx(pld_ctx *c, const pld_team *t, pld_ctx **out);
 
 /* ---- primitives ------------------------------------------------------- */
+/** pld_notify. */
 PLD_API pld_status pld_ffi_notify(pld_ctx *c, const pld_dtensor *signal, int peer,
                                   const int64_t *offsets, int32_t value, pld_notify_op op);
+/** pld_wait. */
 PLD_API pld_status pld_ffi_wait(pld_ctx *c, const pld_dtensor *signal, const int64_t *offsets,
                                 int32_t expected, pld_wait_cmp cmp);
+/** pld_signal_read, the value into *out. */
 PLD_API pld_status pld_ffi_signal_read(pld_ctx *c, const pld_dtensor *signal,
                                        const int64_t *offsets, int32_t *out);
 /** pld_remote_load into a [rows, cols] tile of src's dtype (from the UB
@@ -57,43 +60,56 @@ PLD_API pld_status pld_ffi_remote_store(pld_ctx *c, const void *src, int64_t row
 PLD_API pld_status pld_ffi_put(pld_ctx *c, const pld_dtensor *dst, int peer, const pld_tensor *src,
                                const int64_t *dst_offsets, const int64_t *src_offsets,
                                const int64_t *shape, pld_atomic atomic);
+/** pld_get, as pld_ffi_put. */
 PLD_API pld_status pld_ffi_get(pld_ctx *c, const pld_tensor *dst, int peer, const pld_dtensor *src,
                                const int64_t *dst_offsets, const int64_t *src_offsets,
                                const int64_t *shape);
 
 /* ---- builtins (pld/coll.h) ------------------------------------------- */
+/** pld_barrier. */
 PLD_API pld_status pld_ffi_barrier(pld_ctx *c, const pld_dtensor *signal);
+/** pld_broadcast. */
 PLD_API pld_status pld_ffi_broadcast(pld_ctx *c, const pld_dtensor *data, const pld_dtensor *signal,
                                      int root);
+/** pld_allgather. */
 PLD_API pld_status pld_ffi_allgather(pld_ctx *c, const pld_tensor *local, const pld_dtensor *target,
                                      const pld_dtensor *signal);
+/** pld_allgather_inplace. */
 PLD_API pld_status pld_ffi_allgather_inplace(pld_ctx *c, const pld_dtensor *target,
                                              const pld_dtensor *signal);
+/** pld_reduce_scatter. */
 PLD_API pld_status pld_ffi_reduce_scatter(pld_ctx *c, const pld_dtensor *data,
                                           const pld_dtensor *signal, pld_reduce_op op);
+/** pld_allreduce_cores (core_num 1: pld_allreduce). */
 PLD_API pld_status pld_ffi_allreduce(pld_ctx *c, const pld_dtensor *data, const pld_dtensor *signal,
                                      pld_reduce_op op, pld_allreduce_mode mode, int core_num);
+/** pld_all_to_all. */
 PLD_API pld_status pld_ffi_all_to_all(pld_ctx *c, const pld_tensor *input,
                                       const pld_dtensor *target, const pld_dtensor *signal);
+/** pld_all_to_all_v. */
 PLD_API pld_status pld_ffi_all_to_all_v(pld_ctx *c, const pld_tensor *input,
                                         const pld_dtensor *target, const pld_dtensor *signal,
                                         const pld_tensor *send_counts,
                                         const pld_dtensor *recv_counts);
+/** pld_indexed_all_to_all_v. */
 PLD_API pld_status pld_ffi_indexed_all_to_all_v(pld_ctx *c, const pld_tensor *input,
                                                 const pld_dtensor *target,
                                                 const pld_dtensor *signal,
                                                 const pld_dtensor *send_counts,
                                                 const pld_tensor *recv_counts,
                                                 const pld_tensor *index, int core_num);
+/** pld_indexed_combine. */
 PLD_API pld_status pld_ffi_indexed_combine(pld_ctx *c, const pld_dtensor *expert_out,
                                            const pld_tensor *output, const pld_dtensor *signal,
                                            const pld_dtensor *send_counts, const pld_tensor *index,
                                            const pld_tensor *weights, int core_num);
+/** pld_moe_dispatch. */
 PLD_API pld_status pld_ffi_moe_dispatch(pld_ctx *c, const pld_moe_layout *l,
                                         const pld_tensor *input, const pld_dtensor *target,
                                         const pld_dtensor *signal, const pld_tensor *send_counts,
                                         const pld_dtensor *recv_counts,
                                         const pld_tensor *expert_offsets);
+/** pld_moe_combine. */
 PLD_API pld_status pld_ffi_moe_combine(pld_ctx *c, const pld_moe_layout *l,
                                        const pld_dtensor *expert_out, const pld_dtensor *out,
                                        const pld_dtensor *signal, const pld_tensor *send_counts,
