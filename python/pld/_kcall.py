@@ -9,6 +9,7 @@ import numpy as np
 
 from . import dtypes
 from ._lib import CTensor, MAX_DIMS, lib, offsets
+from ._lib import _offsets as offsets_cache
 from ._lib import offsets as offsets_addr
 from .errors import for_status
 from .world import DistributedTensor, check, current
@@ -90,11 +91,12 @@ def offs(c, api, what, values, ndim):
     """The address of an int64 array of exactly ndim offsets (or shape)."""
     if values is None:
         return None
-    key = tuple(values)
+    key = values if type(values) is tuple else tuple(values)
     if len(key) != ndim:
         fail(c, ARG, api, f"{what} has {len(key)} entries {list(key)}; the tensor has {ndim} "
                           "dimensions")
-    return offsets(key)
+    hit = offsets_cache.get(key)
+    return hit[0] if hit is not None else offsets(key)
 
 
 def region(c, api, what, shape, off, size):

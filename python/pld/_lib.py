@@ -152,6 +152,22 @@ _proto("pld_ffi_moe_combine", _I, _P, _L, _D, _D, _D, _T, _D)
 _offsets = {}
 
 
+# GIL-holding twins of every pld_ffi_* call (lib_gil, with the same
+# prototypes). On the thread transport the kernel-side modules take them for
+# the calls that never wait for another rank (signal updates and reads,
+# copies of at most HOLD_BYTES; not under the schedule explorer, which makes
+# every transfer a turn that waits for the others): releasing the GIL for a
+# call of a microsecond hands it to another rank thread and back, 3.5 us per
+# read at P = 2 instead of 1. On the process transport every call keeps it:
+# each worker has its own interpreter and no other thread that needs it.
+HOLD_BYTES = 64 * 1024
+for _name in [n for n in list(vars(lib)) if n.startswith("pld_ffi_")]:
+    _fn = getattr(lib_gil, _name)
+    _fn.restype = getattr(lib, _name).restype
+    _fn.argtypes = getattr(lib, _name).argtypes
+held = {n: getattr(lib_gil, n) for n in vars(lib) if n.startswith("pld_ffi_")}
+
+
 def offsets(values):
     """The address of an int64 array holding values, for an offsets or
     shape argument (None: NULL). The arrays are made once per distinct list

@@ -6,8 +6,9 @@ import ctypes
 import enum
 
 from . import _kcall as k
-from ._lib import CMoeLayout, lib
+from ._lib import CMoeLayout
 from .tile import get, put  # noqa: F401 -- pld.tensor.put / get, as on the seed pages
+from .world import DistributedTensor
 
 
 class ReduceOp(enum.IntEnum):
@@ -35,47 +36,59 @@ def _enum(kind, value, api):
     return int(value)
 
 
-def _run(fn, *args):
+def _run(name, *args):
     c = k.current()
-    k.check(fn(c.ptr, *args), c)
+    st = getattr(c.calls, name)(c.ptr, *args)
+    if st:
+        k.check(st, c)
 
 
 def barrier(signal):
-    _run(lib.pld_ffi_barrier, k.win("pld.tensor.barrier", "signal", signal))
+    c = k.current()
+    if type(signal) is not DistributedTensor:
+        k.win("pld.tensor.barrier", "signal", signal)
+    st = c.calls.pld_ffi_barrier(c.ptr, signal.ptr)
+    if st:
+        k.check(st, c)
 
 
 def broadcast(data, signal, root=0):
     api = "pld.tensor.broadcast"
-    _run(lib.pld_ffi_broadcast, k.win(api, "data", data), k.win(api, "signal", signal), int(root))
+    _run("pld_ffi_broadcast", k.win(api, "data", data), k.win(api, "signal", signal), int(root))
     return data
 
 
 def allgather(local_data, target, signal):
     """local_data: my plain [1, N] (or [N]) tensor; target [P, N] window."""
     c = k.current()
-    api = "pld.tensor.allgather"
-    t = k.ctensor(c, api, "local_data", local_data, "input")
-    k.check(lib.pld_ffi_allgather(c.ptr, t, k.win(api, "target", target),
-                                  k.win(api, "signal", signal)), c)
+    hit = c.tensors.get(id(local_data))  # the common case first: a tensor seen before
+    if (hit is None or hit[0] is not local_data or type(target) is not DistributedTensor or
+            type(signal) is not DistributedTensor):
+        api = "pld.tensor.allgather"
+        hit = (None, None, k.ctensor(c, api, "local_data", local_data, "input"))
+        k.win(api, "target", target), k.win(api, "signal", signal)
+    st = c.calls.pld_ffi_allgather(c.ptr, hit[2], target.ptr, signal.ptr)
+    if st:
+        k.check(st, c)
     return target
 
 
 def allgather_inplace(target, signal):
     api = "pld.tensor.allgather_inplace"
-    _run(lib.pld_ffi_allgather_inplace, k.win(api, "target", target), k.win(api, "signal", signal))
+    _run("pld_ffi_allgather_inplace", k.win(api, "target", target), k.win(api, "signal", signal))
     return target
 
 
 def reduce_scatter(data, signal, op=ReduceOp.Sum):
     api = "pld.tensor.reduce_scatter"
-    _run(lib.pld_ffi_reduce_scatter, k.win(api, "data", data), k.win(api, "signal", signal),
+    _run("pld_ffi_reduce_scatter", k.win(api, "data", data), k.win(api, "signal", signal),
          _enum(ReduceOp, op, api))
     return data
 
 
 def allreduce(data, signal, op=ReduceOp.Sum, mode=AllreduceMode.Auto, core_num=1):
     api = "pld.tensor.allreduce"
-    _run(lib.pld_ffi_allreduce, k.win(api, "data", data), k.win(api, "signal", signal),
+    _run("pld_ffi_allreduce", k.win(api, "data", data), k.win(api, "signal", signal),
          _enum(ReduceOp, op, api), _enum(AllreduceMode, mode, api), int(core_num))
     return data
 
@@ -85,7 +98,7 @@ def all_to_all(input, target, signal):  # noqa: A002 -- the C and seed name
     c = k.current()
     api = "pld.tensor.all_to_all"
     t = k.ctensor(c, api, "input", input)
-    k.check(lib.pld_ffi_all_to_all(c.ptr, t, k.win(api, "target", target),
+    k.check(c.calls.pld_ffi_all_to_all(c.ptr, t, k.win(api, "target", target),
                                    k.win(api, "signal", signal)), c)
     return target
 
@@ -93,7 +106,7 @@ def all_to_all(input, target, signal):  # noqa: A002 -- the C and seed name
 def all_to_all_v(input, target, signal, send_counts, recv_counts):  # noqa: A002
     c = k.current()
     api = "pld.tensor.all_to_all_v"
-    k.check(lib.pld_ffi_all_to_all_v(c.ptr, k.ctensor(c, api, "input", input),
+    k.check(c.calls.pld_ffi_all_to_all_v(c.ptr, k.ctensor(c, api, "input", input),
                                      k.win(api, "target", target), k.win(api, "signal", signal),
                                      k.ctensor(c, api, "send_counts", send_counts),
                                      k.win(api, "recv_counts", recv_counts)), c)
@@ -104,7 +117,7 @@ def indexed_all_to_all_v(input, target, signal, send_counts, recv_counts, index,
                          core_num=1):
     c = k.current()
     api = "pld.tensor.indexed_all_to_all_v"
-    k.check(lib.pld_ffi_indexed_all_to_all_v(
+    k.check(c.calls.pld_ffi_indexed_all_to_all_v(
         c.ptr, k.ctensor(c, api, "input", input), k.win(api, "target", target),
         k.win(api, "signal", signal), k.win(api, "send_counts", send_counts),
         k.ctensor(c, api, "recv_counts", recv_counts), k.ctensor(c, api, "index", index),
@@ -115,7 +128,7 @@ def indexed_all_to_all_v(input, target, signal, send_counts, recv_counts, index,
 def indexed_combine(expert_out, output, signal, send_counts, index, weights, core_num=1):
     c = k.current()
     api = "pld.tensor.indexed_combine"
-    k.check(lib.pld_ffi_indexed_combine(
+    k.check(c.calls.pld_ffi_indexed_combine(
         c.ptr, k.win(api, "expert_out", expert_out), k.ctensor(c, api, "output", output),
         k.win(api, "signal", signal), k.win(api, "send_counts", send_counts),
         k.ctensor(c, api, "index", index), k.ctensor(c, api, "weights", weights), int(core_num)),
@@ -141,7 +154,7 @@ def moe_dispatch(layout, input, target, signal, send_counts, recv_counts,  # noq
                  expert_offsets):
     c = k.current()
     api = "pld.tensor.moe_dispatch"
-    k.check(lib.pld_ffi_moe_dispatch(
+    k.check(c.calls.pld_ffi_moe_dispatch(
         c.ptr, _layout(api, layout), k.ctensor(c, api, "input", input),
         k.win(api, "target", target), k.win(api, "signal", signal),
         k.ctensor(c, api, "send_counts", send_counts), k.win(api, "recv_counts", recv_counts),
@@ -152,7 +165,7 @@ def moe_dispatch(layout, input, target, signal, send_counts, recv_counts,  # noq
 def moe_combine(layout, expert_out, out, signal, send_counts, recv_counts):
     c = k.current()
     api = "pld.tensor.moe_combine"
-    k.check(lib.pld_ffi_moe_combine(
+    k.check(c.calls.pld_ffi_moe_combine(
         c.ptr, _layout(api, layout), k.win(api, "expert_out", expert_out), k.win(api, "out", out),
         k.win(api, "signal", signal), k.ctensor(c, api, "send_counts", send_counts),
         k.win(api, "recv_counts", recv_counts)), c)

@@ -3,22 +3,51 @@
 import numpy as np
 
 from . import _kcall as k
-from ._lib import lib
+from ._lib import HOLD_BYTES, held, lib
 from ._kcall import Tile
+from .world import DistributedTensor
+
+
+_LOAD, _LOAD_HELD = lib.pld_ffi_remote_load, held["pld_ffi_remote_load"]
+
+
+def _pick(c, name, nbytes):
+    """The GIL-holding twin for a short copy, else the releasing call."""
+    return held[name] if c.hold and nbytes <= HOLD_BYTES else getattr(lib, name)
+
+
+def _region_bytes(plain, shape):
+    if shape is None:
+        return plain.nbytes if isinstance(plain, np.ndarray) else 0
+    n = plain.itemsize if isinstance(plain, np.ndarray) else 1
+    for e in shape:
+        n *= int(e)
+    return n
 
 
 def remote_load(data, peer, offsets, shape):
     """The [shape] region of peer's slice of window data at offsets, as a 2-D
     tile ([prod(shape[:-1]), shape[-1]]: leading extents fold into rows)."""
     c = k.current()
-    k.window(c, "pld.tile.remote_load", "data", data)
+    if type(data) is not DistributedTensor:
+        k.window(c, "pld.tile.remote_load", "data", data)
+    if data.ndim == 2 and len(shape) == 2:  # the common [rows, cols] region: one move
+        rows, cols = int(shape[0]), int(shape[1])
+        out = Tile((rows, cols), data.np_dtype)
+        nbytes = rows * cols * data.np_dtype.itemsize
+        fn = _LOAD_HELD if c.hold and nbytes <= HOLD_BYTES else _LOAD
+        st = fn(c.ptr, k.address(out), rows, cols, data.ptr, int(peer),
+                k.offs(c, "pld_remote_load", "offsets", offsets, 2))
+        if st:
+            k.check(st, c)
+        return out
     parts = k.slabs(c, "pld_remote_load", offsets, shape, data.ndim)
     _, rows, cols, _ = parts[-1]
     out = Tile((parts[-1][3] + rows, cols), data.np_dtype)
     base, row_bytes = k.address(out), cols * data.np_dtype.itemsize
+    fn = _pick(c, "pld_ffi_remote_load", rows * row_bytes)
     for off, rows, cols, first in parts:
-        k.check(lib.pld_ffi_remote_load(c.ptr, base + first * row_bytes, rows, cols, data.ptr,
-                                        int(peer), off), c)
+        k.check(fn(c.ptr, base + first * row_bytes, rows, cols, data.ptr, int(peer), off), c)
     return out
 
 
@@ -38,35 +67,46 @@ def remote_store(tile, data, peer, offsets, atomic=False):
         k.fail(c, k.ARG, "pld_remote_store", f"a {list(src.shape)} tile has more dimensions "
                                              f"than window '{data.name}' {list(data.shape)}")
     base, row_bytes = k.address(src), shape[-1] * data.np_dtype.itemsize
+    fn = _pick(c, "pld_ffi_remote_store", src.nbytes)
     for off, rows, cols, first in k.slabs(c, "pld_remote_store", offsets, shape, data.ndim):
-        k.check(lib.pld_ffi_remote_store(c.ptr, base + first * row_bytes, rows, cols, data.ptr,
-                                         int(peer), off, 1 if atomic else 0), c)
+        k.check(fn(c.ptr, base + first * row_bytes, rows, cols, data.ptr, int(peer), off,
+                   1 if atomic else 0), c)
+
+
+_PUT, _PUT_HELD = lib.pld_ffi_put, held["pld_ffi_put"]
+_GET, _GET_HELD = lib.pld_ffi_get, held["pld_ffi_get"]
 
 
 def put(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None, atomic=False):
     """Writes the plain tensor src (or its region) into peer's slice of dst."""
     c = k.current()
-    k.window(c, "pld_put", "dst", dst)
+    if type(dst) is not DistributedTensor:
+        k.window(c, "pld_put", "dst", dst)
     t = k.ctensor(c, "pld_put", "src", src)
-    nd = max(dst.ndim, src.ndim)
-    st = lib.pld_ffi_put(c.ptr, dst.ptr, int(peer), t,
-                         k.offs(c, "pld_put", "dst_offsets", dst_offsets, dst.ndim),
-                         k.offs(c, "pld_put", "src_offsets", src_offsets, src.ndim),
-                         k.offs(c, "pld_put", "shape", shape, nd), 1 if atomic else 0)
-    k.check(st, c)
+    nd = dst.ndim if dst.ndim >= src.ndim else src.ndim
+    hold = c.hold and _region_bytes(src, shape) <= HOLD_BYTES
+    st = (_PUT_HELD if hold else _PUT)(
+        c.ptr, dst.ptr, int(peer), t, k.offs(c, "pld_put", "dst_offsets", dst_offsets, dst.ndim),
+        k.offs(c, "pld_put", "src_offsets", src_offsets, src.ndim),
+        k.offs(c, "pld_put", "shape", shape, nd), 1 if atomic else 0)
+    if st:
+        k.check(st, c)
 
 
 def get(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None):
     """Reads peer's slice of window src (or its region) into the plain tensor dst."""
     c = k.current()
-    k.window(c, "pld_get", "src", src)
+    if type(src) is not DistributedTensor:
+        k.window(c, "pld_get", "src", src)
     t = k.ctensor(c, "pld_get", "dst", dst)
-    nd = max(src.ndim, dst.ndim)
-    st = lib.pld_ffi_get(c.ptr, t, int(peer), src.ptr,
-                         k.offs(c, "pld_get", "dst_offsets", dst_offsets, dst.ndim),
-                         k.offs(c, "pld_get", "src_offsets", src_offsets, src.ndim),
-                         k.offs(c, "pld_get", "shape", shape, nd))
-    k.check(st, c)
+    nd = src.ndim if src.ndim >= dst.ndim else dst.ndim
+    hold = c.hold and _region_bytes(dst, shape) <= HOLD_BYTES
+    st = (_GET_HELD if hold else _GET)(
+        c.ptr, t, int(peer), src.ptr, k.offs(c, "pld_get", "dst_offsets", dst_offsets, dst.ndim),
+        k.offs(c, "pld_get", "src_offsets", src_offsets, src.ndim),
+        k.offs(c, "pld_get", "shape", shape, nd))
+    if st:
+        k.check(st, c)
 
 
 __all__ = ["Tile", "get", "put", "remote_load", "remote_store"]

@@ -2,6 +2,7 @@
 """The host side: a World of ranks, its window buffers (DistributedTensor),
 per-rank plain tensors, and launch."""
 import ctypes
+import os
 import re
 import sys
 import threading
@@ -45,12 +46,9 @@ class DistributedTensor:
 
     def __init__(self, world, c, shape, dtype, name):
         self.world, self._c, self.shape, self.dtype, self.name = world, c, shape, dtype, name
+        self.ndim = len(shape)
         self.ptr = ctypes.addressof(c)  # what the kernel calls pass
         self.np_dtype = np.dtype(dtypes.numpy_type(dtype))
-
-    @property
-    def ndim(self):
-        return len(self.shape)
 
     def view_dtype(self):
         """The numpy type of its elements."""
@@ -97,6 +95,9 @@ class Ctx:
         self.nranks = lib.pld_nranks(ptr)
         self.locals = {}
         self.tensors = {}  # id(array) -> (array, its pld tensor, the address)
+        # which library handle a call takes (_lib: lib_gil keeps the GIL)
+        self.hold = world.hold_gil or world.transport == "process"  # short calls
+        self.calls = lib_gil if world.transport == "process" else lib  # waiting calls
 
     def __enter__(self):
         """`with pld.team_ctx(team):` -- the calls inside speak for the team."""
@@ -119,7 +120,10 @@ class Ctx:
 
 def current():
     """The calling rank's Ctx; only inside a kernel."""
-    c = getattr(_tls, "ctx", None)
+    try:
+        c = _tls.ctx
+    except AttributeError:  # a thread that never ran a kernel
+        c = None
     if c is None:
         raise RuntimeError("pld: this call is made inside a kernel, under World.launch")
     return c
@@ -203,6 +207,10 @@ class World:
         self.transport = _text(lib.pld_world_transport(w))
         self._names = 0
         self._keep = []
+        # the schedule explorer (PLD_SCHED, read by the library at init as
+        # here) makes every transfer a turn that waits for the others: then
+        # no call may keep the GIL
+        self.hold_gil = not os.environ.get("PLD_SCHED")
         # rank threads still in a kernel's Python code: a launch that failed
         # (a timeout) returns without them, and finalize must not free the
         # world under them (thread transport; a worker process is killed)
