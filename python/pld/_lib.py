@@ -3,8 +3,9 @@
 
 ctypes and not a compiled extension: the package then needs no compiler and
 no Python headers, installs offline from Debian's packages, and loads the
-same libpld.so the C programs use. Every call into the library releases the
-GIL (ctypes.CDLL), so rank threads block in waits without holding it.
+same libpld.so the C programs use. Calls through `lib` release the GIL
+(ctypes.CDLL), so rank threads block in waits without holding it; `lib_gil`
+keeps it (below: which calls take which).
 """
 import ctypes
 import ctypes.util
