@@ -9,7 +9,8 @@ slowest rank), and prints microseconds per call:
     remote_load pld.tile.remote_load of 64 bytes from the next rank
     put         pld.tile.put of a [1,16] fp32 tensor into the next rank
     barrier     pld.tensor.barrier
-    allgather   pld.tensor.allgather of 4 KiB per rank
+    allgather   pld.tensor.allgather of 4 KiB (the gathered size, as nccl-tests
+                and `pld bench` count it: 4 KiB / P fp32 from each rank)
 
 With --c PLD_TOOL (the `pld` program of a build), the same allgather from C
 (`pld bench allgather -b 4K -e 4K`) is run right after, for the ratio."""
@@ -69,9 +70,9 @@ def main(argv=None):
     ap.add_argument("--c", metavar="PLD_TOOL", help="also time the 4 KiB allgather in C")
     opts = ap.parse_args(world.args[1:])
     p = world.size
-    x = world.tensor([1, 1024], "fp32")
+    x = world.tensor([1, 1024 // p], "fp32")
     small = world.tensor([1, 16], "fp32")
-    data = world.window([p, 1024], "fp32", "bench.data")
+    data = world.window([p, 1024 // p], "fp32", "bench.data")
     sig = world.signal([p, 1], "bench.sig")
     sig2 = world.signal([p, 1], "bench.sig2")
     out = world.tensor([len(CALLS)], "fp64")

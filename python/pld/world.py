@@ -95,9 +95,17 @@ class Ctx:
         self.nranks = lib.pld_nranks(ptr)
         self.locals = {}
         self.tensors = {}  # id(array) -> (array, its pld tensor, the address)
+        self.prepared = {}  # a call's key -> its checked arguments (pld.tile)
         # which library handle a call takes (_lib: lib_gil keeps the GIL)
         self.hold = world.hold_gil or world.transport == "process"  # short calls
         self.calls = lib_gil if world.transport == "process" else lib  # waiting calls
+
+    def prepare(self, key, args):
+        """Keeps a call's checked arguments (and, in them, its objects: an id
+        in a key is never reused while they live)."""
+        if len(self.prepared) > 4096:
+            self.prepared.clear()
+        self.prepared[key] = args
 
     def __enter__(self):
         """`with pld.team_ctx(team):` -- the calls inside speak for the team."""
