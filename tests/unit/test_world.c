@@ -387,6 +387,84 @@ Test(world, from_args_nothing_to_consume, .timeout = 30)
     pld_world_finalize(w);
 }
 
+/* pld_config_from_args: the same options into a config the caller keeps
+ * setting (its other fields untouched), removed from argv at once. */
+Test(world, config_from_args_keeps_the_other_fields, .timeout = 30)
+{
+    clean_env();
+    const char *src[] = {"prog", "-d", "0-2", "--mode", "hand", "--transport=thread", "--ir"};
+    int n = (int)(sizeof src / sizeof src[0]);
+    char **argv = tu_argv(n, src);
+    char **orig = malloc(sizeof(char *) * (size_t)(n + 1));
+    memcpy(orig, argv, sizeof(char *) * (size_t)(n + 1));
+    int argc = n;
+    pld_config cfg = {.platform = "a5sim", .wait_timeout_ms = 1234, .fork_each_launch = 1};
+    cr_assert_eq(pld_config_from_args(&cfg, &argc, &argv), PLD_OK, "%s", pld_last_error());
+    const char *want[] = {"prog", "--mode", "hand"};
+    expect_args(argc, argv, 3, want);
+    cr_expect_str_eq(cfg.devices, "0-2");
+    cr_expect_str_eq(cfg.transport, "thread");
+    cr_expect_str_eq(cfg.platform, "a5sim", "a field no option names is kept");
+    cr_expect_eq(cfg.ir, 1);
+    cr_expect_eq(cfg.wait_timeout_ms, 1234);
+    cr_expect_eq(cfg.fork_each_launch, 1);
+    pld_world *w = NULL;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK, "%s", pld_last_error());
+    cr_expect_eq(pld_world_size(w), 3);
+    pld_world_finalize(w);
+    /* a missing value: PLD_ERR_ARG, cfg and argv untouched */
+    const char *bad[] = {"prog", "x", "-d"};
+    char **argv2 = tu_argv(3, bad);
+    int argc2 = 3;
+    pld_config cfg2 = {.devices = "0,1"};
+    cr_expect_eq(pld_config_from_args(&cfg2, &argc2, &argv2), PLD_ERR_ARG);
+    TU_EXPECT_CONTAINS(pld_last_error(), "option -d needs a value");
+    cr_expect_eq(argc2, 3);
+    cr_expect_str_eq(cfg2.devices, "0,1");
+    cr_expect_eq(pld_config_from_args(NULL, &argc2, &argv2), PLD_ERR_ARG);
+    free_argv(argv2, 3);
+    free_argv(orig, n);
+    if (argv != orig)
+        free(argv);
+}
+
+/* fork_each_launch: the process transport's workers are forked at each
+ * launch, so a kernel sees the host's memory as it is at that launch (a
+ * global the host changed after pld_world_init); forked once, at init,
+ * they keep the value they had then. */
+static int host_generation;
+
+static void k_report_generation(pld_ctx *c, void *arg)
+{
+    int32_t *seen = arg;
+    seen[pld_rank(c)] = host_generation;
+}
+
+static void expect_generation(int fork_each_launch, int want_second)
+{
+    host_generation = 1;
+    pld_config cfg = {
+        .devices = "0,1", .transport = "process", .fork_each_launch = fork_each_launch};
+    pld_world *w = NULL;
+    cr_assert_eq(pld_world_init(&w, &cfg), PLD_OK, "%s", pld_last_error());
+    int32_t *seen = tu_host_alloc(w, 2 * sizeof *seen);
+    TU_LAUNCH_OK(w, k_report_generation, seen);
+    cr_expect(seen[0] == 1 && seen[1] == 1, "first launch saw %d, %d", seen[0], seen[1]);
+    host_generation = 2; /* after the workers were first forked */
+    TU_LAUNCH_OK(w, k_report_generation, seen);
+    cr_expect(seen[0] == want_second && seen[1] == want_second,
+              "fork_each_launch=%d: second launch saw %d, %d, expected %d", fork_each_launch,
+              seen[0], seen[1], want_second);
+    pld_world_finalize(w);
+}
+
+Test(world, fork_each_launch_sees_the_host_as_it_is, .timeout = 60)
+{
+    clean_env();
+    expect_generation(1, 2);
+    expect_generation(0, 1);
+}
+
 Test(world, from_args_errors, .timeout = 30)
 {
     struct {
