@@ -138,8 +138,3 @@ def tile_dims(shape):
     for n in shape[:-1]:
         rows *= int(n)
     return rows, int(shape[-1])
-
-
-__all__ = ["ARG", "BOUNDS", "Tile", "address", "as_tile", "check", "current", "ctensor", "fail",
-           "for_status", "offs", "win",
-           "region", "tile_dims", "window", "ctypes"]

@@ -8,7 +8,7 @@ import enum
 import numpy as np
 
 from . import _kcall as k
-from ._lib import lib
+from . import tile as _tile
 from .world import DistributedTensor, Tensor  # noqa: F401 -- pl.Tensor for annotations
 
 
@@ -66,12 +66,8 @@ def store(tile, offsets, tensor):
         k.fail(c, k.ARG, "pl.store", f"a {list(src.shape)} tile does not fit a "
                                      f"{arr.ndim}-D tensor")
     k.region(c, "pl.store", "target", arr.shape, off, size)
-    if d is not None:
-        if src.dtype != arr.dtype:
-            src = src.astype(arr.dtype)
-        rows, cols = k.tile_dims(size)
-        k.check(lib.pld_ffi_remote_store(c.ptr, k.address(src), rows, cols, d.ptr, c.rank,
-                                         k.offs(c, "pl.store", "offsets", off, d.ndim), 0), c)
+    if d is not None:  # my slice, through the library (checks, listing, race checker)
+        _tile.remote_store(src.reshape(size), d, c.rank, off)
     else:
         sl = tuple(builtins.slice(o, o + n) for o, n in zip(off, size))
         arr[sl] = src.reshape(size)

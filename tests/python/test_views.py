@@ -145,3 +145,24 @@ def test_window_view_dtype_and_names(make_world):
         assert d.view(1).dtype == np_type, name
         assert d.view_dtype() == np_type, name
         assert d.name == f"w_{name}"
+
+
+def test_pl_store_and_load_of_a_3d_window_region(make_world, transport):
+    """pl.store into my slice of a 3-D window moves every [rows, cols] slab
+    of the region (a tile lands on the innermost two dimensions), and
+    pl.load reads it back."""
+    w = make_world("0,1", transport)
+    d3 = w.window([2, 3, 4], "int32", "d3")
+    out = w.tensor([2, 3, 4], "int32")
+
+    def kernel(out):
+        me = pld.rank()
+        block = (100 * me + np.arange(2 * 3 * 4, dtype=np.int32)).reshape(2, 3, 4)
+        pl.store(block, [0, 0, 0], d3)
+        out[...] = pl.load(d3, [0, 0, 0], [2, 3, 4]).reshape(2, 3, 4)
+
+    w.launch(kernel, out)
+    for r in range(2):
+        want = (100 * r + np.arange(24, dtype=np.int32)).reshape(2, 3, 4)
+        np.testing.assert_array_equal(d3.view(r), want)
+        np.testing.assert_array_equal(out.view(r), want)
