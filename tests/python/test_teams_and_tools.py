@@ -113,3 +113,18 @@ def test_hazard_lint_reports_the_seed_barrier_of_step_15():
     p = run([EX15, "-d", "0-3", "--mode", "hand"], PLD_CHECK="hazards")
     assert p.returncode != 0
     assert "pld.errors.CheckError" in p.stderr and "share one 64-byte line" in p.stderr, p.stderr
+
+
+def test_the_docs_first_program_runs(tmp_path):
+    """docs/python.md opens with a whole program: it runs as printed."""
+    import re
+    text = open(os.path.join(ROOT, "docs", "python.md")).read()
+    code = re.search(r"```python\n(.*?)```", text, re.S).group(1)
+    prog = tmp_path / "doc_program.py"
+    prog.write_text(code)
+    env = {"PYTHONPATH": os.path.join(ROOT, "python")}
+    p = run([str(prog), "-d", "0-2"], **env)
+    assert p.returncode == 0, p.stderr
+    got = np.array(p.stdout.replace("[", " ").replace("]", " ").split(), dtype=np.int64)
+    want = np.concatenate([r * 1000 + np.arange(64) for r in range(3)])
+    np.testing.assert_array_equal(got, want)
