@@ -81,10 +81,7 @@ def window(c, api, what, d):
 
 def win(api, what, d):
     """The address of window d's pld_dtensor (a TypeError if d is none)."""
-    if not isinstance(d, DistributedTensor):
-        raise TypeError(f"{api} {what} must be a DistributedTensor (a window), "
-                        f"got {type(d).__name__}")
-    return d.ptr
+    return window(None, api, what, d).ptr
 
 
 def offs(c, api, what, values, ndim):

@@ -166,7 +166,6 @@ for _name in [n for n in list(vars(lib)) if n.startswith("pld_ffi_")]:
     _fn = getattr(lib_gil, _name)
     _fn.restype = getattr(lib, _name).restype
     _fn.argtypes = getattr(lib, _name).argtypes
-held = {n: getattr(lib_gil, n) for n in vars(lib) if n.startswith("pld_ffi_")}
 
 
 def offsets(values):

@@ -5,7 +5,7 @@ import ctypes
 import enum
 
 from . import _kcall as k
-from ._lib import held, lib
+from ._lib import lib, lib_gil
 from .world import DistributedTensor
 
 
@@ -19,8 +19,8 @@ class WaitCmp(enum.IntEnum):
     Ge = 1
 
 
-_NOTIFY, _NOTIFY_HELD = lib.pld_ffi_notify, held["pld_ffi_notify"]
-_READ, _READ_HELD = lib.pld_ffi_signal_read, held["pld_ffi_signal_read"]
+_NOTIFY, _NOTIFY_HELD = lib.pld_ffi_notify, lib_gil.pld_ffi_notify
+_READ, _READ_HELD = lib.pld_ffi_signal_read, lib_gil.pld_ffi_signal_read
 
 
 def notify(signal, peer, offsets, value=1, op=NotifyOp.AtomicAdd):

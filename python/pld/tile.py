@@ -3,17 +3,17 @@
 import numpy as np
 
 from . import _kcall as k
-from ._lib import HOLD_BYTES, held, lib
+from ._lib import HOLD_BYTES, lib, lib_gil
 from ._kcall import Tile
 from .world import DistributedTensor
 
 
-_LOAD, _LOAD_HELD = lib.pld_ffi_remote_load, held["pld_ffi_remote_load"]
+_LOAD, _LOAD_HELD = lib.pld_ffi_remote_load, lib_gil.pld_ffi_remote_load
 
 
 def _pick(c, name, nbytes):
     """The GIL-holding twin for a short copy, else the releasing call."""
-    return held[name] if c.hold and nbytes <= HOLD_BYTES else getattr(lib, name)
+    return getattr(lib_gil if c.hold and nbytes <= HOLD_BYTES else lib, name)
 
 
 def _region_bytes(plain, shape):
@@ -77,33 +77,38 @@ def remote_store(tile, data, peer, offsets, atomic=False):
                    1 if atomic else 0), c)
 
 
-_PUT, _PUT_HELD = lib.pld_ffi_put, held["pld_ffi_put"]
-_GET, _GET_HELD = lib.pld_ffi_get, held["pld_ffi_get"]
-
-
 def _tup(v):
     return None if v is None else (v if type(v) is tuple else tuple(v))
+
+
+def _prepared(c, api, name, key, win_t, plain, win_off, plain_off, shape):
+    """The checked arguments of a put or get between window win_t and the
+    plain tensor plain: (win_t, plain, the call, the window's and the
+    tensor's addresses, and the window's, the tensor's and the region's
+    offset arrays), made once per (window, tensor, region) and launch -- a
+    kernel's loop repeats the same move to other peers."""
+    hit = c.prepared.get(key)
+    if hit is not None and hit[0] is win_t and hit[1] is plain:
+        return hit
+    if type(win_t) is not DistributedTensor:
+        k.window(c, api, "dst" if name == "pld_ffi_put" else "src", win_t)
+    t = k.ctensor(c, api, "src" if name == "pld_ffi_put" else "dst", plain)
+    nd = win_t.ndim if win_t.ndim >= plain.ndim else plain.ndim
+    wo, po = ("dst_offsets", "src_offsets") if name == "pld_ffi_put" else ("src_offsets",
+                                                                           "dst_offsets")
+    hit = (win_t, plain, _pick(c, name, _region_bytes(plain, shape)), win_t.ptr, t,
+           k.offs(c, api, wo, win_off, win_t.ndim), k.offs(c, api, po, plain_off, plain.ndim),
+           k.offs(c, api, "shape", shape, nd))
+    c.prepare(key, hit)
+    return hit
 
 
 def put(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None, atomic=False):
     """Writes the plain tensor src (or its region) into peer's slice of dst."""
     c = k.current()
-    # a kernel's loop repeats the same put to other peers: its checked
-    # arguments are prepared once per (dst, src, region) and launch
-    key = ("put", id(dst), id(src), _tup(dst_offsets), _tup(src_offsets), _tup(shape), atomic)
-    hit = c.prepared.get(key)
-    if hit is None or hit[0] is not dst or hit[1] is not src:
-        if type(dst) is not DistributedTensor:
-            k.window(c, "pld_put", "dst", dst)
-        t = k.ctensor(c, "pld_put", "src", src)
-        nd = dst.ndim if dst.ndim >= src.ndim else src.ndim
-        hold = c.hold and _region_bytes(src, shape) <= HOLD_BYTES
-        hit = (dst, src, _PUT_HELD if hold else _PUT, dst.ptr, t,
-               k.offs(c, "pld_put", "dst_offsets", key[3], dst.ndim),
-               k.offs(c, "pld_put", "src_offsets", key[4], src.ndim),
-               k.offs(c, "pld_put", "shape", key[5], nd), 1 if atomic else 0)
-        c.prepare(key, hit)
-    st = hit[2](c.ptr, hit[3], int(peer), hit[4], hit[5], hit[6], hit[7], hit[8])
+    key = ("put", id(dst), id(src), _tup(dst_offsets), _tup(src_offsets), _tup(shape))
+    h = _prepared(c, "pld_put", "pld_ffi_put", key, dst, src, key[3], key[4], key[5])
+    st = h[2](c.ptr, h[3], int(peer), h[4], h[5], h[6], h[7], 1 if atomic else 0)
     if st:
         k.check(st, c)
 
@@ -111,20 +116,9 @@ def put(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None, atomic=F
 def get(dst, peer, src, dst_offsets=None, src_offsets=None, shape=None):
     """Reads peer's slice of window src (or its region) into the plain tensor dst."""
     c = k.current()
-    key = ("get", id(dst), id(src), _tup(dst_offsets), _tup(src_offsets), _tup(shape))
-    hit = c.prepared.get(key)
-    if hit is None or hit[0] is not dst or hit[1] is not src:
-        if type(src) is not DistributedTensor:
-            k.window(c, "pld_get", "src", src)
-        t = k.ctensor(c, "pld_get", "dst", dst)
-        nd = src.ndim if src.ndim >= dst.ndim else dst.ndim
-        hold = c.hold and _region_bytes(dst, shape) <= HOLD_BYTES
-        hit = (dst, src, _GET_HELD if hold else _GET, t, src.ptr,
-               k.offs(c, "pld_get", "dst_offsets", key[3], dst.ndim),
-               k.offs(c, "pld_get", "src_offsets", key[4], src.ndim),
-               k.offs(c, "pld_get", "shape", key[5], nd))
-        c.prepare(key, hit)
-    st = hit[2](c.ptr, hit[3], int(peer), hit[4], hit[5], hit[6], hit[7])
+    key = ("get", id(src), id(dst), _tup(src_offsets), _tup(dst_offsets), _tup(shape))
+    h = _prepared(c, "pld_get", "pld_ffi_get", key, src, dst, key[3], key[4], key[5])
+    st = h[2](c.ptr, h[4], int(peer), h[3], h[6], h[5], h[7])
     if st:
         k.check(st, c)
 
