@@ -11,10 +11,11 @@
  * What a program may rely on:
  *
  * Ordering. Every builtin call contains at least one round in which every
- *   rank hears from every other rank. So when any rank starts builtin k+1 on
- *   a signal, every rank has entered builtin k on it (on one signal no rank
- *   is more than one builtin ahead). Calls on different signals are not
- *   ordered against each other.
+ *   rank hears from every other rank, directly or through a chain of
+ *   notifies (the log-depth forms of large groups: pld_sync_form). So when
+ *   any rank starts builtin k+1 on a signal, every rank has entered builtin
+ *   k on it (on one signal no rank is more than one builtin ahead). Calls on
+ *   different signals are not ordered against each other.
  *
  * Results. The outputs builtin k leaves in a rank's windows stay intact until
  *   that rank enters builtin k+1 on the same signal -- unless builtin k+1
@@ -218,6 +219,40 @@ PLD_API pld_status pld_host_all_to_all(pld_world *w, pld_dtensor input, pld_dten
 PLD_API pld_status pld_host_all_to_all_v(pld_world *w, pld_dtensor input, pld_dtensor target,
                                          const pld_dtensor *signal, pld_dtensor send_counts,
                                          pld_dtensor recv_counts);
+
+/** How the builtins of a group synchronise: the form of every credit round
+ * (PLD_SYNC; the same choice for every builtin of a group). Every form is
+ * self-clearing on the signal's cells and keeps the ordering guarantee. */
+typedef enum pld_sync_form {
+    PLD_SYNC_AUTO = 0, /**< the cost model picks by group size (PLD_SYNC=auto, the default) */
+    PLD_SYNC_FULL = 1, /**< every rank notifies every rank and waits for each: one hop,
+                            P(P-1) notifies; what small groups favour */
+    PLD_SYNC_DISSEMINATION = 2, /**< ceil(log2 P) rounds: in round j rank r notifies
+                                     r + 2^j and waits for r - 2^j (mod P); P ceil(log2 P)
+                                     notifies, each rank waits ceil(log2 P) times */
+    PLD_SYNC_TREE = 3,          /**< arrivals up a tree of `fanout` children per rank to rank 0,
+                                     then a release down it: 2(P-1) notifies, each rank waits at
+                                     most twice; what ranks sharing few CPUs favour */
+} pld_sync_form;
+
+/** One credit round of a group, as one of its ranks sees it. */
+typedef struct pld_sync_info {
+    pld_sync_form form;       /**< never PLD_SYNC_AUTO: the form chosen */
+    int fanout;               /**< children per rank of the tree form (PLD_TREE_FANOUT) */
+    int hops;                 /**< notifies in a row from the last arrival to the last departure:
+                                   1 (full), ceil(log2 P) (dissemination), 2 x depth (tree) */
+    int notifies;             /**< notifies this rank issues in one round */
+    int waits;                /**< waits this rank issues in one round */
+    int epilogue;             /**< notifies this rank issues to take a call's credits back */
+    long long group_notifies; /**< notifies of one round summed over the group */
+} pld_sync_info;
+
+/** The synchronisation of the builtins of a group of nranks ranks of w
+ * (the world: pld_world_size; a team's group: its size), seen from group
+ * rank `rank`. PLD_ERR_ARG for a bad world, size or rank. */
+PLD_API pld_status pld_world_sync(const pld_world *w, int nranks, int rank, pld_sync_info *out);
+/** "full", "dissemination", "tree" ("auto" for PLD_SYNC_AUTO). */
+PLD_API const char *pld_sync_form_name(pld_sync_form form);
 
 #ifdef __cplusplus
 }

@@ -164,6 +164,8 @@ typedef struct pld__world_shared {
     pld__ll_inbox ll;               /* the world's one-round inboxes (coll/ll.c) */
     _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
     pld_tune tune;                  /* the cost model's parameters (src/tune/) */
+    int32_t sync_form;              /* PLD_SYNC (pld_sync_form; coll/sync.c) */
+    int32_t tree_fanout;            /* PLD_TREE_FANOUT */
     uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[]; /* nranks entries */
@@ -379,6 +381,8 @@ struct pld_ctx {
     int agree_pending;    /* published, not yet compared */
     int log_calls;        /* PLD_DEBUG=TRACE with COLL: log every call */
     int32_t ll_epoch;     /* one-round builtin calls of this context in this launch */
+    int sync;             /* the builtins' synchronisation form for this group
+                             (its pld_sync_form; 0: not chosen yet; coll/sync.c) */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so

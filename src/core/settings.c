@@ -14,6 +14,9 @@
  *   PLD_UB_BYTES         bytes     on-core buffer per core (profile default 192 KiB)
  *   PLD_LL_BYTES         bytes     per-peer payload up to which builtins take the
  *                                  one-round path (coll/ll.c; 0 = off)
+ *   PLD_SYNC             choice    auto | full | dissemination | tree: how builtins
+ *                                  synchronise (coll/sync.c)
+ *   PLD_TREE_FANOUT      count     children per rank of the tree form (16)
  *   PLD_URMA_SQ_DEPTH    count     URMA SQ depth in WQEBBs (a5sim, default 1024)
  *   PLD_STACK_BYTES      bytes     stack of rank threads (thread transport) and core threads (4M)
  *   PLD_SPIN             count     spin iterations before a wait yields (auto)
@@ -58,6 +61,14 @@ static const pld__setting_word subsys_words[] = {
     {"TRANSPORT", PLD__SUB_TRANSPORT},
     {"CHECK", PLD__SUB_CHECK},
     {"ALL", PLD__SUB_INIT | PLD__SUB_COLL | PLD__SUB_TRANSPORT | PLD__SUB_CHECK},
+    {NULL, 0},
+};
+
+static const pld__setting_word sync_words[] = {
+    {"auto", PLD_SYNC_AUTO},
+    {"full", PLD_SYNC_FULL},
+    {"dissemination", PLD_SYNC_DISSEMINATION},
+    {"tree", PLD_SYNC_TREE},
     {NULL, 0},
 };
 
@@ -153,6 +164,22 @@ static const pld__setting table[PLD__S_COUNT_] = {
                          .doc = "per-peer payload up to which broadcast, reduce_scatter and "
                                 "allreduce (auto) run in one round through pld's own inboxes "
                                 "(0: never; set: allgather and all_to_all too)"},
+    [PLD__S_SYNC] = {.name = "PLD_SYNC",
+                     .type = PLD__SET_CHOICE,
+                     .words = sync_words,
+                     .dflt = PLD_SYNC_AUTO,
+                     .dflt_text = "auto",
+                     .doc = "how builtins synchronise: full (every rank notifies every "
+                            "rank), dissemination (log2 P rounds), tree (arrivals up a tree, "
+                            "then a release); auto: the cost model picks by group size"},
+    [PLD__S_TREE_FANOUT] = {.name = "PLD_TREE_FANOUT",
+                            .type = PLD__SET_COUNT,
+                            .min = 1,
+                            .max = 4096,
+                            .unit = "children",
+                            .dflt = PLD__TREE_FANOUT_DEFAULT,
+                            .dflt_text = "16",
+                            .doc = "children per rank in the tree form of PLD_SYNC"},
     [PLD__S_URMA_SQ_DEPTH] = {.name = "PLD_URMA_SQ_DEPTH",
                               .type = PLD__SET_COUNT,
                               .min = 4,

@@ -22,6 +22,9 @@
 #define PLD__LL_BYTES_DEFAULT 4096
 #define PLD__LL_BYTES_DEFAULT_TEXT "4K"
 
+/* PLD_TREE_FANOUT when unset (children per rank of the tree form) */
+#define PLD__TREE_FANOUT_DEFAULT 16
+
 /* How a value is written. */
 typedef enum pld__setting_type {
     PLD__SET_COUNT,    /* a decimal integer */
@@ -48,6 +51,8 @@ typedef enum pld__setting_id {
     PLD__S_SCHED,
     PLD__S_UB_BYTES,
     PLD__S_LL_BYTES,
+    PLD__S_SYNC,
+    PLD__S_TREE_FANOUT,
     PLD__S_URMA_SQ_DEPTH,
     PLD__S_STACK_BYTES,
     PLD__S_SPIN,

@@ -83,6 +83,7 @@ static pld_ctx *make_view(pld_ctx *a, const pld_team *t, int g)
     v->nspares = 0;
     v->depth = 0;
     v->ll_epoch = 0;
+    v->sync = 0; /* chosen for the group size on first use */
     v->agree = NULL;
     v->agree_calls = 0;
     v->agree_pending = 0;

@@ -11,6 +11,7 @@
 #include "check/check.h"
 #include "check/explore.h"
 #include "coll/ll.h"
+#include "coll/sync.h"
 #include "core/hooks.h"
 #include "hook/hook.h"
 #include "trace/ir_rec.h"
@@ -69,6 +70,8 @@ static pld_status world_ready(pld_world *w)
     if ((st = pld__ll_world_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: one-round inboxes: %s", w->errmsg);
     if ((st = pld__tune_world_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
+    if ((st = pld__sync_world_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
     return PLD_OK;
 }

@@ -11,7 +11,17 @@
  * new cell value or the notifier sees the sleeper. An abort bumps every
  * rank's wake_seq after the abort status is stored: a waiter that read its
  * seq before the bump does not sleep, one that read it after sees the
- * status. */
+ * status.
+ *
+ * A notify wakes only a sleeper it can satisfy: where no core of the peer
+ * has published a wait on this very cell that the new value meets, the
+ * wake-up (a syscall, and a context switch for a rank that would find its
+ * cell unmet and sleep again) is skipped. A rank gathering P-1 arrivals on
+ * one cell is then woken once, not P-1 times. Safe by the same order: a
+ * sleeper counted in `sleepers` published its wait before registering, so
+ * the notifier reads it; a core whose wait the notifier did not see (an old
+ * record) registers after the notifier's look at `sleepers`, and so its
+ * re-check sees the new value. */
 #include <errno.h>
 
 #include "transport/shm/shm.h"
@@ -20,6 +30,22 @@ static inline void wake_rank(pld__rank_shared *rs, int shared)
 {
     atomic_fetch_add_explicit(&rs->wake_seq, 1, memory_order_seq_cst);
     pld__futex_wake(&rs->wake_seq, shared);
+}
+
+/* 1 when some core of rank peer waits on cell off of window buf_id and
+ * `now` meets its wait (see above). */
+static int wake_wanted(pld__world_shared *sh, int peer, int32_t buf_id, size_t off, int32_t now)
+{
+    for (int k = 0; k < sh->cores; k++) {
+        pld__wait_rec *rec = &pld__agent_at(sh, peer, k)->wait;
+        if (atomic_load_explicit(&rec->buf_id, memory_order_relaxed) == buf_id &&
+            atomic_load_explicit(&rec->off, memory_order_relaxed) == (int64_t)off &&
+            pld__wait_satisfied(
+                now, atomic_load_explicit(&rec->expected, memory_order_relaxed),
+                (pld_wait_cmp)atomic_load_explicit(&rec->cmp, memory_order_relaxed)))
+            return 1;
+    }
+    return 0;
 }
 
 /* An AtomicAdd that overflows int32 is found from the value the add
@@ -35,6 +61,7 @@ pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
                                   int32_t value, pld_notify_op op, int shared, int32_t *old_out)
 {
     _Atomic int32_t *cell = (_Atomic int32_t *)(pld__shm_peer(buf, peer) + off);
+    int32_t now = value; /* the cell's new value */
     if (op == PLD_NOTIFY_SET) {
         atomic_store_explicit(cell, value, memory_order_seq_cst);
     } else {
@@ -46,13 +73,15 @@ pld_status pld__shm_signal_update(pld_ctx *c, pld_window_buffer *buf, int peer, 
             *old_out = old;
             return PLD_ERR_DATA; /* no wake: the caller's abort wakes everyone */
         }
+        now = old + value;
     }
     /* tells the deadlock detector that progress happened (own line, no RMW) */
     atomic_store_explicit(&c->ag->notify_seq,
                           atomic_load_explicit(&c->ag->notify_seq, memory_order_relaxed) + 1,
                           memory_order_seq_cst);
     pld__rank_shared *prs = &c->sh->rank[peer];
-    if (atomic_load_explicit(&prs->sleepers, memory_order_seq_cst) > 0)
+    if (atomic_load_explicit(&prs->sleepers, memory_order_seq_cst) > 0 &&
+        wake_wanted(c->sh, peer, buf->id, off, now))
         wake_rank(prs, shared);
     return PLD_OK;
 }
