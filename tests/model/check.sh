@@ -56,6 +56,23 @@ for s in $SEQS $LL_SEQS; do
     CONFIGS="$CONFIGS 2:$s 3:$s"
 done
 CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar 4:rsag_a2a_rsag"
+# The log-depth forms of the credit rounds (PLD_SYNC; signal.pml), written
+# P:sequence:FORM: every builtin kind again with each form at P = 3 (three
+# ranks: dissemination's non-power of two, a tree with one full level) and
+# the heavier mixes at P = 4 (two dissemination rounds; a tree of depth 2 at
+# FAN = 2, where a leaf's release passes through its parent), and two
+# barriers at P = 8 (a tree of depth 3). LONG=1 adds the P = 8 runs that
+# take minutes and gigabytes: dissemination's three rounds, and pushes
+# around a barrier in the tree.
+FORM_SEQS="bar_bc_ag ag_rs_agi mesh_a2a a2av_a2a_a2av disp_comb mx_mx_comb_a2a ag_ring_ag
+           rsag_a2a_rsag mix llbc_a2a_llag_llag llmix"
+FORM_SEQS4="bar_bc_ag a2a_bc_a2a ag_ring_ag rsag_a2a_rsag ll_a2a_bc_rs_bar"
+for f in SYNC_DISSEM SYNC_TREE; do
+    for s in $FORM_SEQS; do CONFIGS="$CONFIGS 3:$s:$f"; done
+    for s in $FORM_SEQS4; do CONFIGS="$CONFIGS 4:$s:$f"; done
+done
+CONFIGS="$CONFIGS 8:bar_bar:SYNC_TREE"
+[ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 8:bar_bar:SYNC_DISSEM 8:ag_bar_ag:SYNC_TREE"
 
 # Mutants and the sequences whose code they change (smallest first).
 WITH_BCAST="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a mix llmix"
@@ -83,6 +100,10 @@ declare -A APPLIES=(
     [ll_one_slot]=$LL_SEQS
     [ll_no_wait]=$WITH_LL_BCAST
     [ll_flag_before_data]=$LL_SEQS
+    [dissem_one_round]="bar_bc_ag:SYNC_DISSEM a2a_bc_a2a:SYNC_DISSEM"
+    [tree_no_gather]="bar_bc_ag:SYNC_TREE a2a_bc_a2a:SYNC_TREE"
+    [no_epilogue_forms]="bar_bc_ag:SYNC_DISSEM bar_bc_ag:SYNC_TREE"
+    [eq_wait_forms]="bar_bc_ag:SYNC_DISSEM bar_bc_ag:SYNC_TREE"
 )
 # The first twelve are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the last three
@@ -91,23 +112,27 @@ MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          rsag_no_round2 rsag_no_readdone moe_recv_early moe_combine_no_done
          ring_no_done bcast_no_readdone ring_skip_right_wait
-         ll_one_slot ll_no_wait ll_flag_before_data"
+         ll_one_slot ll_no_wait ll_flag_before_data
+         dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms"
 # Mutants the model proves equivalent to the real protocol: they must pass.
 EQUIVALENT="ring_skip_right_wait"
 
 # ---- one spin run ---------------------------------------------------------
-# run_one ID P SEQ [MUTANT]: writes $WORK/ID.res:
+# run_one ID P SEQ[:FORM] [MUTANT]: writes $WORK/ID.res:
 #   status(pass|fail|broken) states depth seconds what
+# A mutant NAME_forms is NAME under the form its sequence names.
 run_one() {
-    local id=$1 p=$2 seq=$3 mut=${4:-} d="$WORK/$1"
+    local id=$1 p=$2 seq=${3%%:*} mut=${4:-} d="$WORK/$1"
     local defs=(-DP="$p" -DSEQ_"$seq")
-    [ -n "$mut" ] && defs+=(-D"$mut")
+    [ "$seq" != "$3" ] && defs+=(-D"${3#*:}")
+    [ -n "$mut" ] && defs+=(-D"${mut%_forms}")
     # shellcheck disable=SC2206
     [ -n "${EXTRA:-}" ] && defs+=($EXTRA)
     mkdir -p "$d" && cd "$d" || return
     # small state spaces: compiling dominates, so no optimisation
     local opt=-O0 hash=-w20
     [ "$p" -ge 4 ] && opt=-O2 hash=-w24
+    [ "$p" -ge 8 ] && hash=-w27
     if ! "$SPIN" -a "${defs[@]}" "$MODEL" >spin.out 2>&1; then
         echo "broken 0 0 0 spin -a failed: $(grep -m1 -i error spin.out)" >"$WORK/$id.res"
         return
@@ -158,10 +183,16 @@ run_one() {
 # A mutant is tried on its configurations in order (smallest first) until
 # one rejects it; FULL=1 tries them all (the numbers in docs/dev/model.md).
 # An equivalent mutant is always tried on all of them.
+# The P a mutant is tried at: 2 and 3; 3 and 4 under a log-depth form
+# (at P = 2 each form is one notify each way, as the full form).
+mutant_ps() {
+    case $1 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
+}
+
 run_mutant() {
     local m=$1 s p st
     for s in ${APPLIES[$m]}; do
-        for p in 2 3; do
+        for p in $(mutant_ps "$s"); do
             run_one "mut.$m.$p.$s" "$p" "$s" "$m"
             read -r st _ <"$WORK/mut.$m.$p.$s.res"
             if [ "$st" != pass ] && [ "${FULL:-0}" != 1 ] &&
@@ -173,8 +204,12 @@ run_mutant() {
 }
 
 TASKS=()
-for c in $CONFIGS; do # the P = 4 ones first: they take longest
-    [ "${c%%:*}" -ge 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
+for c in $CONFIGS; do # the P >= 4 ones first: they take longest
+    [ "${c%%:*}" -ge 8 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
+done
+for c in $CONFIGS; do
+    [ "${c%%:*}" -ge 4 ] && [ "${c%%:*}" -lt 8 ] &&
+        TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
 done
 for c in $CONFIGS; do
     [ "${c%%:*}" -lt 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
@@ -198,7 +233,7 @@ wait
 # ---- report ---------------------------------------------------------------
 bad=0
 echo "== configurations (must pass)"
-printf '%-3s %-19s %10s %7s %7s  %s\n' P sequence states depth time result
+printf '%-3s %-31s %10s %7s %7s  %s\n' P sequence states depth time result
 for c in $CONFIGS; do
     p=${c%%:*} s=${c#*:}
     read -r status states depth secs what <"$WORK/cfg.$p.$s.res"
@@ -208,14 +243,14 @@ for c in $CONFIGS; do
         res="FAILED: $status $what"
         bad=1
     fi
-    printf '%-3s %-19s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
+    printf '%-3s %-31s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
 done
 
 echo "== mutants (must be rejected)"
 for m in $MUTANTS; do
     total=0 rejected=0 first="" broken="" detail=""
     for s in ${APPLIES[$m]}; do
-        for p in 2 3; do
+        for p in $(mutant_ps "$s"); do
             [ -f "$WORK/mut.$m.$p.$s.res" ] || continue
             read -r status states depth secs what <"$WORK/mut.$m.$p.$s.res"
             total=$((total + 1))

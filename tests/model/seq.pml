@@ -19,6 +19,16 @@
 #define USE_AG
 #define SEQUENCE do_barrier(1); do_bcast(2, 0); do_allgather(3)
 
+#elif defined(SEQ_bar_bar)
+/* two barriers: the synchronisation forms alone, at P = 8 */
+#define SEQUENCE do_barrier(1); do_barrier(2)
+
+#elif defined(SEQ_ag_bar_ag)
+/* allgather -> barrier -> allgather: two pushes into one target window
+ * around a barrier, at P = 8 */
+#define USE_AG
+#define SEQUENCE do_allgather(1); do_barrier(2); do_allgather(3)
+
 #elif defined(SEQ_bc_a2a_bc)
 /* broadcast(root 0) -> all_to_all -> broadcast(root 1): the root rotates */
 #define USE_BCAST

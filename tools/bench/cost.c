@@ -257,6 +257,24 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
     *out = k;
 }
 
+void bench_card_sync(bench_coll c, bench_mode mode, int p, int one_round, const pld_sync_info *si,
+                     bench_card *k)
+{
+    uint64_t P = (uint64_t)p;
+    if (p < 2) {
+        k->waits = k->notifies = 0;
+    } else if (one_round) { /* a flag to every peer, a wait for every peer */
+        k->waits = k->notifies = P - 1;
+    } else if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING) {
+        k->waits = k->notifies = BENCH_CARD_UNCOUNTED;
+    } else {
+        k->waits = (uint64_t)k->rounds * (uint64_t)si->waits;
+        k->notifies = (uint64_t)k->rounds * (uint64_t)si->notifies + (uint64_t)si->epilogue;
+        if (c == BENCH_ALL_TO_ALL_V) /* each destination's count, in its own line */
+            k->notifies += P - 1;
+    }
+}
+
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
                              const bench_card *cards)
 {

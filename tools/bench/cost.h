@@ -44,8 +44,20 @@ typedef struct bench_card {
                             is a counter: the cost model's work, not the card's) */
     int rounds;          /* synchronisation rounds */
     uint64_t waits;      /* pld_waits of one call on this rank: rounds x (P-1) for every
-                            algorithm built from full credit rounds */
+                            algorithm built from full credit rounds (bench_card_sync:
+                            in the group's synchronisation form) */
+    uint64_t notifies;   /* pld_notifies of one call on this rank (bench_card_sync; 0
+                            until then), BENCH_CARD_UNCOUNTED where the card has none */
 } bench_card;
+
+#define BENCH_CARD_UNCOUNTED UINT64_MAX
+
+/* Fills the card's waits and notifies for the synchronisation form of its
+ * group (pld_world_sync for this rank): rounds x the form's per-round
+ * counts, plus its epilogue; the one-round path's P-1 flags; the ring's own
+ * protocol is not counted (BENCH_CARD_UNCOUNTED). */
+void bench_card_sync(bench_coll c, bench_mode mode, int p, int one_round, const pld_sync_info *si,
+                     bench_card *k);
 
 /* 1 when the call has a one-round form: its payload per peer in
  * *per_peer. */

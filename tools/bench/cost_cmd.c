@@ -133,7 +133,7 @@ static void describe_shape(bench_coll c, int p, const bench_shape *sh, pld_dtype
 static int card_eq(const bench_card *a, const bench_card *b)
 {
     return a->to_peers == b->to_peers && a->from_peers == b->from_peers && a->self == b->self &&
-           a->rounds == b->rounds && a->waits == b->waits;
+           a->rounds == b->rounds && a->waits == b->waits && a->notifies == b->notifies;
 }
 
 /* One algorithm's (or path's) line of --predict: its busiest rank's card
@@ -235,9 +235,13 @@ int cost_main(int argc, char **argv)
     }
     pld_tune tune;
     pld_world_tune(w, &tune);
-    for (int r = 0; r < p; r++)
+    pld_sync_info si;
+    for (int r = 0; r < p; r++) {
         bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &tune,
                         &cards[r]);
+        pld_world_sync(w, p, r, &si);
+        bench_card_sync(o.coll, mode, p, one, &si, &cards[r]);
+    }
 
     bench_result res = {0};
     bench_runner *run = NULL;
@@ -271,13 +275,19 @@ int cost_main(int argc, char **argv)
     for (int r = 0; o.measure && mv && r < p; r++) {
         const pld_counters *m = &res.counters[r];
         uint64_t n = res.ncalls, P = (uint64_t)p;
+        /* the harness's pld_barriers, in the group's form */
+        pld_sync_info hs;
+        pld_world_sync(w, p, r, &hs);
+        uint64_t bn = (uint64_t)res.barriers * (uint64_t)(hs.notifies + hs.epilogue),
+                 bw = (uint64_t)res.barriers * (uint64_t)hs.waits;
+        (void)P;
         mv[r] = (meas){m->bytes_to_peers / n, m->bytes_from_peers / n, m->bytes_self / n,
-                       (m->notifies - (uint64_t)res.barriers * 2 * (P - 1)) / n,
-                       (m->waits - (uint64_t)res.barriers * (P - 1)) / n};
+                       (m->notifies - bn) / n, (m->waits - bw) / n};
         if (m->bytes_to_peers % n || m->bytes_from_peers % n || m->bytes_self % n)
             mv[r].to = UINT64_MAX; /* the two calls differ: never equal to a card */
     }
-    printf("#%-13s %14s %14s %14s %7s", "ranks", "to_peers", "from_peers", "self", "rounds");
+    printf("#%-13s %14s %14s %14s %7s %9s %9s", "ranks", "to_peers", "from_peers", "self", "rounds",
+           "notifies", "waits");
     if (o.measure)
         printf("   %-8s %14s %14s %14s %9s %9s", "measured", "to_peers", "from_peers", "self",
                "notifies", "waits");
@@ -295,11 +305,18 @@ int cost_main(int argc, char **argv)
         else
             snprintf(ranks, sizeof ranks, "%d-%d", r0, r1 - 1);
         const bench_card *k = &cards[r0];
-        printf(" %-13s %14llu %14llu %14llu %7d", ranks, (unsigned long long)k->to_peers,
-               (unsigned long long)k->from_peers, (unsigned long long)k->self, k->rounds);
+        char kn[24] = "-", kw[24] = "-";
+        if (k->notifies != BENCH_CARD_UNCOUNTED) {
+            snprintf(kn, sizeof kn, "%llu", (unsigned long long)k->notifies);
+            snprintf(kw, sizeof kw, "%llu", (unsigned long long)k->waits);
+        }
+        printf(" %-13s %14llu %14llu %14llu %7d %9s %9s", ranks, (unsigned long long)k->to_peers,
+               (unsigned long long)k->from_peers, (unsigned long long)k->self, k->rounds, kn, kw);
         if (o.measure) {
             const meas *m = &mv[r0];
-            int bad = m->to != k->to_peers || m->from != k->from_peers || m->self != k->self;
+            int bad = m->to != k->to_peers || m->from != k->from_peers || m->self != k->self ||
+                      (k->notifies != BENCH_CARD_UNCOUNTED &&
+                       (m->notifies != k->notifies || m->waits != k->waits));
             printf("   %-8s %14llu %14llu %14llu %9llu %9llu", bad ? "DIFFERS" : "agrees",
                    (unsigned long long)m->to, (unsigned long long)m->from,
                    (unsigned long long)m->self, (unsigned long long)m->notifies,
@@ -311,7 +328,8 @@ int cost_main(int argc, char **argv)
     }
     if (o.measure) {
         printf("# measured: byte counters per call (one timed and one checked call, %lld wrong "
-               "elements); they %s the card on every rank\n",
+               "elements); they %s the card on every rank (bytes, and notifies and waits where "
+               "counted)\n",
                (long long)res.wrong, mismatches ? "DIFFER from" : "equal");
         if (mismatches || res.wrong)
             status = 1;
