@@ -52,7 +52,8 @@ typedef struct hz_entry {
     _Atomic uint32_t eq;   /* cell: an Eq wait on it */
 } hz_entry;
 _Static_assert(sizeof(hz_entry) == 32, "an entry is half a cache line");
-_Static_assert(PLD__MAX_RANKS <= 2047 && PLD__MAX_WINDOWS <= 8191, "the key's fields");
+#define HZ_MAX_RANKS 2047 /* the rank fields of a key and a `who` are 11 bits */
+_Static_assert(PLD__MAX_WINDOWS <= 8191, "the key's fields");
 
 /* ---- who did it: rank, operation, cell within the line, enclosing builtin */
 
@@ -126,6 +127,11 @@ static pld_window_buffer *table_buf(pld_world *w)
 
 pld_status pld__hazard_init(pld_world *w)
 {
+    if (w->nranks > HZ_MAX_RANKS)
+        return pld__world_fail(w, PLD_ERR_UNSUPPORTED,
+                               "the hardware-hazard lints (PLD_CHECK=hazards) record at most %d "
+                               "ranks; this world has %d",
+                               HZ_MAX_RANKS, w->nranks);
     pld_window_buffer *buf;
     pld_status st = pld_alloc_window_buffer(w, HZ_ENTRIES * sizeof(hz_entry), "pld.hazards", &buf);
     if (st == PLD_OK)

@@ -54,7 +54,7 @@ static void dissem_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g, pld
  * parent's count never runs ahead of the barrier it waits for. */
 static void tree_barrier(pld_ctx *c, pld_dtensor sig, int lane, int32_t g, pld_wait_cmp cmp)
 {
-    int me = c->rank, p = c->nranks, k = c->sh->tree_fanout;
+    int me = c->rank, p = c->nranks, k = c->sync_fanout;
     int nch = pld__tree_children(me, p, k);
     if (nch) /* the arrivals of my subtree */
         pld__wait_checked(c, sig, me, lane, g * nch, cmp);
@@ -97,7 +97,7 @@ void pld__credit_epilogue(pld_ctx *c, pld_dtensor sig, int lane, int32_t n)
             pld__notify_checked(c, sig, me, (me + p - d) % p, lane, -n, PLD_NOTIFY_ATOMIC_ADD);
         return;
     case PLD_SYNC_TREE: {
-        int k = c->sh->tree_fanout, nch = pld__tree_children(me, p, k);
+        int k = c->sync_fanout, nch = pld__tree_children(me, p, k);
         if (nch)
             pld__notify_checked(c, sig, me, me, lane, -n * nch, PLD_NOTIFY_ATOMIC_ADD);
         if (me)

@@ -6,6 +6,9 @@
 #include "core/handles.h"
 #include "core/settings.h"
 
+/* PLD_TREE_FANOUT=auto where every rank has a CPU of its own */
+#define AUTO_FANOUT 16
+
 pld_status pld__sync_world_init(pld_world *w)
 {
     char msg[256];
@@ -126,16 +129,28 @@ pld_sync_form pld__sync_pick(const pld_tune *t, int p, int fanout)
     return pick;
 }
 
+int pld__sync_fanout(const pld__world_shared *sh, int p)
+{
+    if (sh->tree_fanout > 0)
+        return sh->tree_fanout;
+    /* ranks sharing CPUs take turns: a level of the tree costs a turn of
+     * every rank, so one level (rank 0 gathers and releases) is fastest */
+    int cpus = sh->tune.cpus > 0 ? sh->tune.cpus : 1;
+    return p > cpus ? (p > 1 ? p - 1 : 1) : AUTO_FANOUT;
+}
+
 static pld_sync_form form_for(const pld__world_shared *sh, int p)
 {
     pld_sync_form f = (pld_sync_form)sh->sync_form;
-    return f == PLD_SYNC_AUTO ? pld__sync_pick(&sh->tune, p, sh->tree_fanout) : f;
+    return f == PLD_SYNC_AUTO ? pld__sync_pick(&sh->tune, p, pld__sync_fanout(sh, p)) : f;
 }
 
 pld_sync_form pld__sync_form_of(pld_ctx *c)
 {
-    if (PLD__UNLIKELY(!c->sync))
+    if (PLD__UNLIKELY(!c->sync)) {
+        c->sync_fanout = pld__sync_fanout(c->sh, c->nranks);
         c->sync = (int)form_for(c->sh, c->nranks);
+    }
     return (pld_sync_form)c->sync;
 }
 
@@ -145,7 +160,7 @@ pld_status pld_world_sync(const pld_world *w, int nranks, int rank, pld_sync_inf
         return PLD_ERR_ARG;
     if (!pld__world_is_live(w) || nranks < 1 || nranks > w->nranks || rank < 0 || rank >= nranks)
         return PLD_ERR_ARG;
-    pld__sync_info(form_for(w->sh, nranks), nranks, rank, w->sh->tree_fanout, out);
+    pld__sync_info(form_for(w->sh, nranks), nranks, rank, pld__sync_fanout(w->sh, nranks), out);
     return PLD_OK;
 }
 

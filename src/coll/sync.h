@@ -20,6 +20,8 @@ pld_sync_form pld__sync_pick(const pld_tune *t, int p, int fanout);
 double pld__sync_predict_us(const pld_tune *t, pld_sync_form form, int p, int fanout);
 /* One round of a form on rank `rank` of p (what pld_world_sync returns). */
 void pld__sync_info(pld_sync_form form, int p, int rank, int fanout, pld_sync_info *out);
+/* The tree form's children per rank for a group of p (PLD_TREE_FANOUT). */
+int pld__sync_fanout(const pld__world_shared *sh, int p);
 /* Children of rank me in the tree form (ranks me*k+1 .. me*k+k below p). */
 int pld__tree_children(int me, int p, int k);
 

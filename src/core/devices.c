@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/devices.h"
+#include "core/settings.h"
 
 /* Device ids are ints; anything larger is out of range, not wrapped. */
 #define DEVICE_MAX 2147483647L
@@ -24,9 +25,38 @@ static int parse_num(const char **p, long *out)
     return ok ? 1 : -1;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The smallest id that appears twice, -1 if none: sorted, so that a list of
+ * thousands of devices costs n log n, not n^2. */
+static long first_duplicate(const int *ids, int n)
+{
+    int *sorted = malloc(sizeof *sorted * (size_t)(n ? n : 1));
+    long twice = -1;
+    if (!sorted) { /* quadratic, but no answer is never wrong */
+        for (int i = 0; i < n && twice < 0; i++)
+            for (int j = i + 1; j < n; j++)
+                if (ids[i] == ids[j] && (twice < 0 || ids[i] < twice))
+                    twice = ids[i];
+        return twice;
+    }
+    memcpy(sorted, ids, sizeof *sorted * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_int);
+    for (int i = 1; i < n && twice < 0; i++)
+        if (sorted[i] == sorted[i - 1])
+            twice = sorted[i];
+    free(sorted);
+    return twice;
+}
+
 pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char *msg, size_t msgsz)
 {
     int cap = 16, n = 0;
+    int max = (int)pld__setting_num(PLD__S_MAX_RANKS);
     int *ids = malloc(sizeof *ids * (size_t)cap);
     if (!ids) {
         snprintf(msg, msgsz, "out of memory parsing device list");
@@ -56,17 +86,14 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
                 goto fail;
             }
         }
-        if (hi - lo + 1 > PLD__MAX_RANKS - n) {
-            snprintf(msg, msgsz, "device list '%s' has more than %d devices", spec, PLD__MAX_RANKS);
+        if (hi - lo + 1 > max - n) {
+            snprintf(msg, msgsz,
+                     "device list '%s' has more than %d devices (PLD_MAX_RANKS raises the limit, "
+                     "up to %d)",
+                     spec, max, PLD__MAX_RANKS_LIMIT);
             goto fail;
         }
         for (long d = lo; d <= hi; d++) {
-            for (int i = 0; i < n; i++) {
-                if (ids[i] == d) {
-                    snprintf(msg, msgsz, "device %ld appears twice in '%s'", d, spec);
-                    goto fail;
-                }
-            }
             if (n == cap) {
                 cap *= 2;
                 int *grown = realloc(ids, sizeof *ids * (size_t)cap);
@@ -84,6 +111,11 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
         if (*p != ',')
             goto bad;
         p++;
+    }
+    long twice = first_duplicate(ids, n);
+    if (twice >= 0) {
+        snprintf(msg, msgsz, "device %ld appears twice in '%s'", twice, spec);
+        goto fail;
     }
     *ids_out = ids;
     *n_out = n;

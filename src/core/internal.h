@@ -13,7 +13,8 @@
 #include "pld/pld.h"
 #include "transport/transport.h"
 
-#define PLD__MAX_RANKS 1024
+#define PLD__MAX_RANKS 4096        /* PLD_MAX_RANKS when unset */
+#define PLD__MAX_RANKS_LIMIT 65536 /* the most PLD_MAX_RANKS allows */
 #define PLD__MAX_WINDOWS 4096
 #define PLD__NAME_MAX 48
 #define PLD__ERRMSG_MAX 16384
@@ -165,7 +166,7 @@ typedef struct pld__world_shared {
     _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
     pld_tune tune;                  /* the cost model's parameters (src/tune/) */
     int32_t sync_form;              /* PLD_SYNC (pld_sync_form; coll/sync.c) */
-    int32_t tree_fanout;            /* PLD_TREE_FANOUT */
+    int32_t tree_fanout;            /* PLD_TREE_FANOUT (0: auto, pld__sync_fanout) */
     uint32_t launch_seq;            /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[]; /* nranks entries */
@@ -383,6 +384,7 @@ struct pld_ctx {
     int32_t ll_epoch;     /* one-round builtin calls of this context in this launch */
     int sync;             /* the builtins' synchronisation form for this group
                              (its pld_sync_form; 0: not chosen yet; coll/sync.c) */
+    int sync_fanout;      /* and the tree form's children per rank */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so

@@ -16,7 +16,8 @@
  *                                  one-round path (coll/ll.c; 0 = off)
  *   PLD_SYNC             choice    auto | full | dissemination | tree: how builtins
  *                                  synchronise (coll/sync.c)
- *   PLD_TREE_FANOUT      count     children per rank of the tree form (16)
+ *   PLD_TREE_FANOUT      count     children per rank of the tree form (auto)
+ *   PLD_MAX_RANKS        count     the most devices a list may name (4096)
  *   PLD_URMA_SQ_DEPTH    count     URMA SQ depth in WQEBBs (a5sim, default 1024)
  *   PLD_STACK_BYTES      bytes     stack of rank threads (thread transport) and core threads (4M)
  *   PLD_SPIN             count     spin iterations before a wait yields (auto)
@@ -174,12 +175,23 @@ static const pld__setting table[PLD__S_COUNT_] = {
                             "then a release); auto: the cost model picks by group size"},
     [PLD__S_TREE_FANOUT] = {.name = "PLD_TREE_FANOUT",
                             .type = PLD__SET_COUNT,
-                            .min = 1,
-                            .max = 4096,
+                            .min = 0,
+                            .max = PLD__MAX_RANKS_LIMIT,
                             .unit = "children",
-                            .dflt = PLD__TREE_FANOUT_DEFAULT,
-                            .dflt_text = "16",
-                            .doc = "children per rank in the tree form of PLD_SYNC"},
+                            .dflt = 0,
+                            .dflt_text = "auto: the whole group (flat) when ranks outnumber "
+                                         "CPUs, else 16",
+                            .doc = "children per rank in the tree form of PLD_SYNC (0: auto)"},
+    [PLD__S_MAX_RANKS] = {.name = "PLD_MAX_RANKS",
+                          .type = PLD__SET_COUNT,
+                          .min = 1,
+                          .max = PLD__MAX_RANKS_LIMIT,
+                          .unit = "ranks",
+                          .dflt = PLD__MAX_RANKS,
+                          .dflt_text = "4096",
+                          .doc = "the most devices (ranks) a device list may name; beyond 4096, "
+                                 "each rank costs its thread or process and its share of "
+                                 "every window"},
     [PLD__S_URMA_SQ_DEPTH] = {.name = "PLD_URMA_SQ_DEPTH",
                               .type = PLD__SET_COUNT,
                               .min = 4,

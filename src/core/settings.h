@@ -22,9 +22,6 @@
 #define PLD__LL_BYTES_DEFAULT 4096
 #define PLD__LL_BYTES_DEFAULT_TEXT "4K"
 
-/* PLD_TREE_FANOUT when unset (children per rank of the tree form) */
-#define PLD__TREE_FANOUT_DEFAULT 16
-
 /* How a value is written. */
 typedef enum pld__setting_type {
     PLD__SET_COUNT,    /* a decimal integer */
@@ -53,6 +50,7 @@ typedef enum pld__setting_id {
     PLD__S_LL_BYTES,
     PLD__S_SYNC,
     PLD__S_TREE_FANOUT,
+    PLD__S_MAX_RANKS,
     PLD__S_URMA_SQ_DEPTH,
     PLD__S_STACK_BYTES,
     PLD__S_SPIN,
