@@ -251,6 +251,12 @@ typedef struct pld_sync_info {
  * (the world: pld_world_size; a team's group: its size), seen from group
  * rank `rank`. PLD_ERR_ARG for a bad world, size or rank. */
 PLD_API pld_status pld_world_sync(const pld_world *w, int nranks, int rank, pld_sync_info *out);
+/** One round of `form` on rank `rank` of a group of nranks, with `fanout`
+ * children per rank in the tree form: what pld_world_sync returns for a
+ * world that uses that form, for any group size (no world needed: cost
+ * projections). PLD_ERR_ARG for PLD_SYNC_AUTO, a bad size, rank or fanout. */
+PLD_API pld_status pld_sync_plan(pld_sync_form form, int nranks, int rank, int fanout,
+                                 pld_sync_info *out);
 /** "full", "dissemination", "tree" ("auto" for PLD_SYNC_AUTO). */
 PLD_API const char *pld_sync_form_name(pld_sync_form form);
 
