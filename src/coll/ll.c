@@ -31,6 +31,7 @@ static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_i
 {
     ll->box_win = ll->flag_win = -1;
     ll->slot = ll->cap = ll->push = 0;
+    ll->line_cells = FLAG_CELLS;
     if (cap < 2)
         return PLD_OK;
     /* the lines exist for every group: all_to_all_v's counts travel in
@@ -39,8 +40,13 @@ static pld_status alloc_inbox(pld_world *w, const char *name, int cap, pld__ll_i
     snprintf(bname, sizeof bname, "pld.inbox%s%s", *name ? "." : "", name);
     snprintf(fname, sizeof fname, "pld.inbox_flags%s%s", *name ? "." : "", name);
     pld_window_buffer *box, *flag;
-    pld_status st =
-        pld_alloc_window_buffer(w, 2 * (size_t)cap * FLAG_CELLS * sizeof(int32_t), fname, &flag);
+    /* a line of its own per writer keeps Set writers apart (the NPU's line
+     * hazard); beyond the one-round path's 64 ranks only the counts use
+     * them, and 64 bytes per writer would make every rank's lines grow with
+     * P (2 GiB over 4096 ranks): there they are packed, 8 bytes each */
+    ll->line_cells = cap > LL_MAX_RANKS ? 2 : FLAG_CELLS;
+    pld_status st = pld_alloc_window_buffer(
+        w, 2 * (size_t)cap * (size_t)ll->line_cells * sizeof(int32_t), fname, &flag);
     if (st != PLD_OK)
         return st;
     ll->flag_win = flag->id;
@@ -195,7 +201,7 @@ int pld__ll_count_line(pld_ctx *c, pld_dtensor *lines, int64_t *row)
     *lines = (pld_dtensor){.buf = win(c->w, in->flag_win),
                            .dtype = PLD_INT32,
                            .ndim = 2,
-                           .shape = {2 * (int64_t)in->cap, FLAG_CELLS}};
+                           .shape = {2 * (int64_t)in->cap, in->line_cells}};
     /* the same epochs as the one-round calls: parity alternates over both */
     int32_t epoch = ++c->ll_epoch;
     if (!atomic_load_explicit(&c->sh->ll_used, memory_order_relaxed))
@@ -216,7 +222,7 @@ int pld__ll_begin(pld_ctx *c, size_t per_peer, pld__ll_form form, pld__ll *ll)
     ll->flags = (pld_dtensor){.buf = win(c->w, in->flag_win),
                               .dtype = PLD_INT32,
                               .ndim = 2,
-                              .shape = {2 * (int64_t)in->cap, FLAG_CELLS}};
+                              .shape = {2 * (int64_t)in->cap, in->line_cells}};
     ll->slot = (size_t)in->slot;
     ll->cap = in->cap;
     ll->epoch = ++c->ll_epoch;

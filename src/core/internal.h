@@ -150,7 +150,9 @@ typedef struct pld__agent {
 typedef struct pld__ll_inbox {
     int32_t box_win, flag_win;
     int32_t slot, cap;
-    int32_t push; /* PLD_LL_BYTES was set: allgather and all_to_all use it too */
+    int32_t push;       /* PLD_LL_BYTES was set: allgather and all_to_all use it too */
+    int32_t line_cells; /* INT32 cells per writer's line: 16 (one 64-byte line each) up
+                           to 64 ranks, 2 (packed) beyond (coll/ll.c) */
 } pld__ll_inbox;
 
 typedef struct pld__world_shared {
