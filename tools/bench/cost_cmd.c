@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `pld cost`: the cost card for one collective at given P and
  * size, per rank; with --measure it also runs the collective once (checked)
- * and prints the byte counters next to the card. */
+ * and prints the byte counters next to the card; with --predict --params
+ * FILE it projects every algorithm onto the machine FILE describes, for
+ * any P, without a world (params.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "bench.h"
 #include "cli.h"
 #include "cost.h"
+#include "params.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -18,6 +21,7 @@ typedef struct cost_opts {
     bench_coll coll;
     int have_coll, have_size, measure, predict;
     int64_t size;
+    const char *params; /* --params FILE: project without a world */
 } cost_opts;
 
 static int usage(FILE *out)
@@ -37,9 +41,15 @@ static int usage(FILE *out)
             "      --measure       also run it once (checked) and compare the byte counters\n"
             "      --predict       the cost model's predicted time of each algorithm and path,\n"
             "                      with the parameters measured on this machine (pld tune)\n"
+            "      --params FILE   with --predict: project every algorithm and synchronisation\n"
+            "                      form onto the machine FILE describes (ranks per node, alpha\n"
+            "                      and beta within and between nodes, per-message overhead;\n"
+            "                      docs/params/example-cluster.txt), for any P (-d 0-9999),\n"
+            "                      without creating a world; the fastest is marked\n"
             "      --transport T   thread (default) | process, for --measure\n"
             "Prints, per rank, the bytes written to peers, read from peers, copied to itself,\n"
-            "and the barrier rounds. Exit status: 0, 1 if a measured counter differs, 2 usage.\n");
+            "and the barrier rounds. Exit status: 0, 1 if a measured counter differs, 2 usage\n"
+            "or a bad parameter file.\n");
     return out == stderr ? CLI_EXIT_USAGE : 0;
 }
 
@@ -69,6 +79,9 @@ static int parse(cost_opts *o, int argc, char **argv)
             o->measure = 1;
         } else if (cli_is(&k, arg, NULL, "--predict")) {
             o->predict = 1;
+        } else if (cli_is(&k, arg, NULL, "--params")) {
+            VALUE("--params");
+            o->params = v;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_usage_error(&k, "unknown option '%s'", arg);
         } else if (o->have_coll) {
@@ -96,6 +109,13 @@ static int parse(cost_opts *o, int argc, char **argv)
                                bench_coll_name(o->coll), pld_dtype_name(o->sh.dtype));
     if (o->coll == BENCH_REDUCE_SCATTER && o->sh.op != PLD_SUM)
         return cli_usage_error(&k, "reduce_scatter supports --op sum only");
+    /* a projection prints predictions only: no card table, no run */
+    if (o->params && !o->predict)
+        return cli_usage_error(&k, "--params %s needs --predict (it projects predicted times only)",
+                               o->params);
+    if (o->params && o->measure)
+        return cli_usage_error(&k, "--measure runs a world on this machine; --params projects "
+                                   "without one (give one of them)");
     return 0;
 }
 
@@ -189,6 +209,174 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
                  BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards);
 }
 
+/* ---- --predict --params FILE: the projection, without a world ----------- */
+
+#define PROJ_ALGS 4
+#define PROJ_ROWS (PROJ_ALGS * 3)
+
+/* The algorithms pld has for the collective, each on its credit rounds and
+ * on its one-round path where the collective has one; returns how many. */
+static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
+{
+    switch (c) {
+    case BENCH_BARRIER:
+        a[0] = (proj_alg){"barrier", BENCH_MODE_DEFAULT, 0};
+        return 1;
+    case BENCH_ALLGATHER:
+        a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
+        a[1] = (proj_alg){"inplace", BENCH_MODE_INPLACE, 0};
+        a[2] = (proj_alg){"push/one_round", BENCH_MODE_PUSH, 1};
+        a[3] = (proj_alg){"inplace/one_round", BENCH_MODE_INPLACE, 1};
+        return 4;
+    case BENCH_BROADCAST:
+    case BENCH_REDUCE_SCATTER:
+        a[0] = (proj_alg){"pull", BENCH_MODE_PULL, 0};
+        a[1] = (proj_alg){"one_round", BENCH_MODE_PULL, 1};
+        return 2;
+    case BENCH_ALLREDUCE:
+        a[0] = (proj_alg){"one_round", BENCH_MODE_AUTO, 1};
+        a[1] = (proj_alg){"mesh", BENCH_MODE_MESH, 0};
+        a[2] = (proj_alg){"ring", BENCH_MODE_RING, 0};
+        a[3] = (proj_alg){"rs_ag", BENCH_MODE_RS_AG, 0};
+        return 4;
+    case BENCH_ALL_TO_ALL:
+        a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
+        a[1] = (proj_alg){"one_round", BENCH_MODE_PUSH, 1};
+        return 2;
+    default: /* all_to_all_v: no one-round path */
+        a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
+        return 1;
+    }
+}
+
+/* 1 when the call would take the one-round path at this P and size (the
+ * library's rule, bench_card_one_round); otherwise a comment says why not. */
+static int proj_one_round_taken(bench_coll c, const proj_alg *a, int p, const bench_shape *sh,
+                                size_t esz, size_t ll)
+{
+    uint64_t per_peer = 0;
+    bench_card_ll_need(c, a->mode, sh, esz, &per_peer);
+    if (bench_card_one_round(c, a->mode, p, sh, esz, ll))
+        return 1;
+    printf("# %s: not taken at P=%d: ", a->name, p);
+    if (p < 2 || p > 64)
+        printf("the one-round path serves groups of 2 to 64 ranks\n");
+    else if (per_peer > ll)
+        printf("%llu B per peer > %zu B (PLD_LL_BYTES as sized for P=%d)\n",
+               (unsigned long long)per_peer, ll, p);
+    else if (c == BENCH_ALLGATHER || c == BENCH_ALL_TO_ALL)
+        printf("the push is one round already; it takes the inboxes only with PLD_LL_BYTES "
+               "set\n");
+    else
+        printf("the %d copies it reduces exceed 4 x %zu B\n", p - 1, ll);
+    return 0;
+}
+
+typedef struct proj_row {
+    const char *alg, *form;
+    proj_result r;
+} proj_row;
+
+/* Every algorithm in every synchronisation form (once where it keeps its
+ * own flags); returns the number of rows. */
+static int proj_rows(const proj_params *pp, bench_coll c, int p, int root, const bench_shape *sh,
+                     size_t esz, size_t ub, size_t ll, proj_row rows[PROJ_ROWS])
+{
+    static const pld_sync_form forms[] = {PLD_SYNC_FULL, PLD_SYNC_DISSEMINATION, PLD_SYNC_TREE};
+    proj_alg algs[PROJ_ALGS];
+    int na = proj_algs(c, algs), n = 0;
+    for (int i = 0; i < na; i++) {
+        const proj_alg *a = &algs[i];
+        if (a->one_round && !proj_one_round_taken(c, a, p, sh, esz, ll))
+            continue;
+        int own = proj_alg_own_sync(c, a);
+        for (int f = 0; f < (own ? 1 : 3); f++) {
+            proj_row *row = &rows[n++];
+            row->alg = a->name;
+            row->form = !own ? pld_sync_form_name(forms[f]) : a->one_round ? "flags" : "neighbour";
+            proj_predict(pp, c, a, forms[f], p, root, sh, esz, ub, &row->r);
+        }
+    }
+    return n;
+}
+
+static void proj_header(const char *path, const proj_params *pp, bench_coll c, int p,
+                        const char *platform, size_t ub)
+{
+    int nodes = (p + pp->ranks_per_node - 1) / pp->ranks_per_node, fanout = proj_fanout(pp, p);
+    pld_sync_info tree;
+    pld_sync_plan(PLD_SYNC_TREE, p, 0, fanout, &tree);
+    double f = pp->ranks_per_node > pp->cpus_per_node
+                   ? (double)pp->ranks_per_node / pp->cpus_per_node
+                   : 1.0;
+    printf("# pld cost: %s, P=%d, projected onto %s (no world: each rank's card and "
+           "synchronisation plan computed here), platform %s (UB %zu bytes per core)\n",
+           bench_coll_name(c), p, path, platform ? platform : "a2a3sim", ub);
+    printf("# machine: %d node%s of %d ranks, %d CPUs per node; alpha %g us within a node, %g us "
+           "between nodes; beta %g ns/B within, %g ns/B between; %g us per message\n",
+           nodes, nodes == 1 ? "" : "s", pp->ranks_per_node, pp->cpus_per_node,
+           pp->alpha_us[PROJ_INTRA], pp->alpha_us[PROJ_INTER], pp->beta_ns[PROJ_INTRA],
+           pp->beta_ns[PROJ_INTER], pp->overhead_us);
+    printf("# hops at alpha %s; tree fanout %d (depth %d); f = %g\n",
+           nodes > 1 ? "between nodes (the group spans nodes)" : "within the node", fanout,
+           tree.hops / 2, f);
+    printf("# predicted_us = rounds x hops x alpha + f x (messages x overhead + intra_B x "
+           "beta_within + inter_B x beta_between), messages and bytes of the busiest rank; "
+           "projections, not measurements\n");
+}
+
+static void proj_table(const proj_row *rows, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (rows[i].r.us < rows[best].r.us)
+            best = i;
+    printf("#%-19s %-13s %7s %5s %10s %14s %14s %14s\n", "algorithm", "form", "rounds", "hops",
+           "messages", "intra_B", "inter_B", "predicted_us");
+    for (int i = 0; i < n; i++) {
+        const proj_result *r = &rows[i].r;
+        printf(" %-19s %-13s %7d %5d %10llu %14llu %14llu %14.3f%s\n", rows[i].alg, rows[i].form,
+               r->rounds, r->hops, (unsigned long long)r->messages,
+               (unsigned long long)r->bytes[PROJ_INTRA], (unsigned long long)r->bytes[PROJ_INTER],
+               r->us, i == best ? "   <- fastest" : "");
+    }
+}
+
+/* The projection: every check before the first line of output, so that a
+ * usage or parameter error prints on stderr only. */
+static int project(const cost_opts *o)
+{
+    char msg[768];
+    proj_params pp;
+    int p;
+    size_t ub = proj_ub_bytes(o->sh.cfg.platform), ll;
+    if (!ub)
+        snprintf(msg, sizeof msg, "-p %s: unknown platform (expected a2a3sim, a5sim or sim)",
+                 o->sh.cfg.platform);
+    if (!ub ||
+        proj_devices_count(o->sh.cfg.devices ? o->sh.cfg.devices : "0,1", &p, msg, sizeof msg) ||
+        proj_params_load(o->params, &pp, msg, sizeof msg) || proj_ll_bytes(p, &ll, msg, sizeof msg))
+        goto usage;
+    if (o->coll == BENCH_BROADCAST && o->sh.root >= p) {
+        snprintf(msg, sizeof msg, "--root %lld is not a rank of P=%d", (long long)o->sh.root, p);
+        goto usage;
+    }
+    size_t esz = pld_dtype_size(o->sh.dtype);
+    bench_shape sh;
+    bench_shape_make(o->coll, p, esz, o->size, &sh);
+    proj_header(o->params, &pp, o->coll, p, o->sh.cfg.platform, ub);
+    describe_shape(o->coll, p, &sh, o->sh.dtype);
+    if (o->coll == BENCH_BROADCAST)
+        printf("# root %lld\n", (long long)o->sh.root);
+    proj_row rows[PROJ_ROWS];
+    int n = proj_rows(&pp, o->coll, p, (int)o->sh.root, &sh, esz, ub, ll, rows);
+    proj_table(rows, n);
+    return 0;
+usage:
+    fprintf(stderr, "pld cost: %s\n", msg);
+    return CLI_EXIT_USAGE;
+}
+
 int cost_main(int argc, char **argv)
 {
     cost_opts o;
@@ -197,6 +385,8 @@ int cost_main(int argc, char **argv)
         return usage(stdout);
     if (rc)
         return rc;
+    if (o.params)
+        return project(&o);
     pld_world *w = NULL;
     pld_status st = pld_world_init(&w, &o.sh.cfg);
     if (st != PLD_OK)
