@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "coll/coll_util.h"
+#include "coll/sync.h"
 
 int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles)
 {
@@ -60,6 +61,18 @@ void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
     va_start(ap, fmt);
     pld__call_enter(c, api, signal, fp, fmt, ap);
     va_end(ap);
+    /* the listing says when the rounds take a log-depth form (the full
+     * form of small groups is what the listing's notifies already show) */
+    if (PLD__UNLIKELY(c->ir) && pld__sync_form_of(c) != PLD_SYNC_FULL) {
+        pld_sync_info in;
+        pld__sync_info(pld__sync_form_of(c), c->nranks, c->rank, c->sync_fanout, &in);
+        char kids[48] = "";
+        if (in.form == PLD_SYNC_TREE)
+            snprintf(kids, sizeof kids, ", %d children per rank", in.fanout);
+        pld__ir_emit(c->ir, c->depth,
+                     "sync: %s rounds%s (%d hops, %lld notifies a round over %d ranks)",
+                     pld_sync_form_name(in.form), kids, in.hops, in.group_notifies, c->nranks);
+    }
 }
 
 void pld__coll_leave(pld_ctx *c, pld_dtensor signal)

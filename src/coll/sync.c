@@ -164,8 +164,7 @@ pld_status pld_world_sync(const pld_world *w, int nranks, int rank, pld_sync_inf
     return PLD_OK;
 }
 
-pld_status pld_sync_plan(pld_sync_form form, int nranks, int rank, int fanout,
-                         pld_sync_info *out)
+pld_status pld_sync_plan(pld_sync_form form, int nranks, int rank, int fanout, pld_sync_info *out)
 {
     if (!out || form < PLD_SYNC_FULL || form > PLD_SYNC_TREE || nranks < 1 || rank < 0 ||
         rank >= nranks || fanout < 1)
