@@ -8,7 +8,15 @@
  *   epilogue:   for src  != me: notify(signal, me, cell(src), -N, AtomicAdd)
  *
  * A fast peer may already have added credits for the next call when this
- * rank subtracts, which is why waits use Ge and never Eq. */
+ * rank subtracts, which is why waits use Ge and never Eq.
+ *
+ * That is the full form. Large groups take a log-depth one instead
+ * (PLD_SYNC, coll/sync.h): dissemination (round j: notify me + 2^j, wait
+ * for me - 2^j) or a gather-release tree (arrivals summed in the parent's
+ * own cell, the release in the child's cell of its parent). The same two
+ * functions run whichever form the group uses; each form is self-clearing
+ * under the same two rules, and keeps the ordering guarantee through
+ * chains of notifies. */
 #ifndef PLD_CREDIT_H
 #define PLD_CREDIT_H
 
