@@ -63,9 +63,10 @@ void pld__coll_enter(pld_ctx *c, const char *api, pld_dtensor signal, const pld_
     va_end(ap);
     /* the listing says when the rounds take a log-depth form (the full
      * form of small groups is what the listing's notifies already show) */
-    if (PLD__UNLIKELY(c->ir) && pld__sync_form_of(c) != PLD_SYNC_FULL) {
+    pld_sync_form form;
+    if (PLD__UNLIKELY(c->ir) && (form = pld__sync_form_of(c)) != PLD_SYNC_FULL) {
         pld_sync_info in;
-        pld__sync_info(pld__sync_form_of(c), c->nranks, c->rank, c->sync_fanout, &in);
+        pld__sync_info(form, c->nranks, c->rank, c->sync_fanout, &in);
         char kids[48] = "";
         if (in.form == PLD_SYNC_TREE)
             snprintf(kids, sizeof kids, ", %d children per rank", in.fanout);

@@ -31,21 +31,16 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The smallest id that appears twice, -1 if none: sorted, so that a list of
- * thousands of devices costs n log n, not n^2. */
+/* The smallest id that appears twice, -1 if none, -2 out of memory:
+ * sorted, so that a list of thousands of devices costs n log n, not n^2. */
 static long first_duplicate(const int *ids, int n)
 {
     int *sorted = malloc(sizeof *sorted * (size_t)(n ? n : 1));
-    long twice = -1;
-    if (!sorted) { /* quadratic, but no answer is never wrong */
-        for (int i = 0; i < n && twice < 0; i++)
-            for (int j = i + 1; j < n; j++)
-                if (ids[i] == ids[j] && (twice < 0 || ids[i] < twice))
-                    twice = ids[i];
-        return twice;
-    }
+    if (!sorted)
+        return -2;
     memcpy(sorted, ids, sizeof *sorted * (size_t)n);
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_int);
+    long twice = -1;
     for (int i = 1; i < n && twice < 0; i++)
         if (sorted[i] == sorted[i - 1])
             twice = sorted[i];
@@ -113,6 +108,11 @@ pld_status pld__devices_parse(const char *spec, int **ids_out, int *n_out, char 
         p++;
     }
     long twice = first_duplicate(ids, n);
+    if (twice == -2) {
+        snprintf(msg, msgsz, "out of memory parsing device list");
+        free(ids);
+        return PLD_ERR_NOMEM;
+    }
     if (twice >= 0) {
         snprintf(msg, msgsz, "device %ld appears twice in '%s'", twice, spec);
         goto fail;
