@@ -30,14 +30,14 @@ bash tests/fuzz/run.sh 60
 # build's; the sanitizer builds explore the tutorial steps only. The
 # protocol model (spin, label model) checks no pld code: once is enough.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run build-asan address -LE "explore_long|model"
+    run build-asan address -LE "explore_long|model|docs"
 # Criterion's runner cannot start under ThreadSanitizer (its shared arena
 # collides with TSan's memory layout), so the TSan build runs the plain-C
 # programs: the stress program and every tutorial example. TSan covers the
 # thread transport; MPI's own libraries are not built for it (label mpi).
 # The schedule explorer runs one rank at a time, handing over under a lock:
 # TSan would see every access ordered by it (label explore).
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run build-tsan thread -LE "unit|coll|mpi|explore|model"
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run build-tsan thread -LE "unit|coll|mpi|explore|model|docs"
 # MPI is optional: without it the library, the tool and the examples build
 # and say clearly that the mpi transport is not there.
 PLD_CMAKE_EXTRA=-DPLD_WITH_MPI=OFF run build-nompi "" \

@@ -4,10 +4,15 @@
 # schedule explorer on the mixed back-to-back program, and its failing seed
 # must replay: two reruns with that seed fail with the same message.
 # Prints the mutation table (seeds until the first failure, and how many of
-# the first 20 seeds fail) and OK.
-#   mutants.sh PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
+# the first N seeds fail, N = 20 unless --rate N) and OK.
+#   mutants.sh [--rate N] PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
 # (the program's arguments default to -p a5sim -d 0-2 --iters 300)
 set -uo pipefail
+rate=20
+if [ "${1:-}" = --rate ]; then
+    rate=$2
+    shift 2
+fi
 pld=$1
 prog=$2
 args=(-p a5sim -d 0-2 --iters 300)
@@ -27,7 +32,7 @@ if ! "$pld" explore --seeds 50 "$prog" "${args[@]}" >"$out" 2>&1; then
     exit 1
 fi
 
-printf '%-20s %-12s %-14s %s\n' mutant "first seed" "failing/20" "first failure"
+printf '%-20s %-12s %-14s %s\n' mutant "first seed" "failing/$rate" "first failure"
 for m in "${mutants[@]}"; do
     PLD_MUTANT=$m "$pld" explore --jobs 1 --seeds 200 "$prog" "${args[@]}" >"$out" 2>&1
     seed=$(sed -n 's/^pld explore: seed \([0-9]*\) failed.*/\1/p' "$out")
@@ -45,14 +50,14 @@ for m in "${mutants[@]}"; do
         diff "$out.1" "$out.2" | head -20
         fail=1
     fi
-    # how often: the first 20 seeds, every one run
+    # how often: the first $rate seeds, every one run
     n=0
-    for s in $(seq 1 20); do
+    for s in $(seq 1 "$rate"); do
         PLD_MUTANT=$m PLD_SCHED=$s PLD_CHECK=race,signals "$prog" "${args[@]}" >/dev/null 2>&1 ||
             n=$((n + 1))
     done
     what=$(grep -o 'PLD_ERR_[A-Z]*' "$out.1" | head -1)
-    printf '%-20s %-12s %-14s %s\n' "$m" "$seed" "$n/20" "$what"
+    printf '%-20s %-12s %-14s %s\n' "$m" "$seed" "$n/$rate" "$what"
 done
 [ $fail = 0 ] && echo OK
 exit $fail
