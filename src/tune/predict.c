@@ -63,6 +63,16 @@ double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers)
     return share(t, nranks) * transfers * t->transfer_us;
 }
 
+int pld_tune_rs_ag_owners(int nranks, size_t bytes)
+{
+    size_t m = bytes / PLD_RS_AG_MIN_SEGMENT;
+    if (nranks < 1)
+        return 0;
+    if (m < 1)
+        m = 1;
+    return m < (size_t)nranks ? (int)m : nranks;
+}
+
 pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
                                            size_t elt_size, size_t ub_bytes, double predicted_us[3])
 {
@@ -80,7 +90,10 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
      * the UB; pulled: the segments read whole */
     double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, 0, (p - 1) * n, ws);
     double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), part, part, part, ws);
-    double rs_ag = pld_tune_predict_us(t, nranks, 3, n / p, part, part, ws);
+    /* rs_ag's busiest rank owns a segment: reduces it from every peer,
+     * then copies the other segments */
+    double m = pld_tune_rs_ag_owners(nranks, bytes), seg = m > 0 ? n / m : n;
+    double rs_ag = pld_tune_predict_us(t, nranks, 3, seg, n - seg, (p - 1) * seg, ws);
     if (predicted_us) {
         predicted_us[0] = mesh;
         predicted_us[1] = ring;

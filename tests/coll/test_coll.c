@@ -293,9 +293,11 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto
             break;
         }
         /* fall through */
-    case C_RSAG: { /* my segment from P-1 peers, every other segment once */
-        uint64_t elems = n / sizeof(float),
-                 mine = elems * (uint64_t)(r + 1) / P - elems * (uint64_t)r / P;
+    case C_RSAG: { /* my segment from P-1 peers, every other segment once;
+                    * only the first m ranks own one (segments >= 1 KiB) */
+        uint64_t elems = n / sizeof(float), m = (uint64_t)pld_tune_rs_ag_owners(p, n),
+                 mine =
+                     (uint64_t)r < m ? elems * (uint64_t)(r + 1) / m - elems * (uint64_t)r / m : 0;
         *moved = ((P - 1) * mine + (elems - mine)) * sizeof(float);
         break;
     }

@@ -123,14 +123,21 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace)
     }
 }
 
+/* " ring", " mesh", " rs_ag" for an allreduce case, "" for the others */
+static const char *ar_mode_name(const rcase *a)
+{
+    if (a->kind != K_AR)
+        return "";
+    return a->mode == PLD_RING ? " ring" : a->mode == PLD_RS_AG ? " rs_ag" : " mesh";
+}
+
 static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double want)
 {
     double got = tu_get(a->dt, d, i);
     if (got != want)
         pld_fail(c, "golden mismatch: rank %d %s %s %s%s: element %lld is %g, expected %g",
                  pld_rank(c), kind_names[a->kind], pld_dtype_name(a->dt), cu_op_name(a->op),
-                 a->kind == K_AR ? (a->mode == PLD_RING ? " ring" : " mesh") : "", (long long)i,
-                 got, want);
+                 ar_mode_name(a), (long long)i, got, want);
 }
 
 static void k_reduce_scatter(pld_ctx *c, rcase *a)
@@ -309,8 +316,7 @@ static void run(rworld *rw, rcase tmpl)
     }
     pld_status st = pld_launch(w, k_ref, a);
     cr_assert_eq(st, PLD_OK, "P=%d %s %s %s%s %lld elements%s: %s\n  %s", p, kind_names[a->kind],
-                 pld_dtype_name(a->dt), cu_op_name(a->op),
-                 a->kind == K_AR ? (a->mode == PLD_RING ? " ring" : " mesh") : "", (long long)a->s,
+                 pld_dtype_name(a->dt), cu_op_name(a->op), ar_mode_name(a), (long long)a->s,
                  a->kind == K_A2AV ? " per row" : "", pld_status_name(st), pld_world_error(w));
     cu_assert_signal_zero(w, rw->whole);
     if (ref)
@@ -447,6 +453,45 @@ Test(ref_reduce, p8, .timeout = 120)
 Test(ref_reduce, p32, .timeout = 300)
 {
     reductions(32, RAGGED, RAGGED / 10);
+}
+
+/* The two-phase allreduce when segments would be smaller than
+ * PLD_RS_AG_MIN_SEGMENT: one owner (under 1 KiB), a few owners with ragged
+ * segments, one more owner than bytes/1 KiB rounds down to, and every rank
+ * an owner; every op, two element sizes. */
+static void rs_ag_owners(int p)
+{
+    static const pld_dtype dts[] = {PLD_FP32, PLD_FP16};
+    rworld rw;
+    rw_open(&rw, p);
+    for (size_t k = 0; k < COUNT(dts); k++) {
+        pld_dtype dt = dts[k];
+        int64_t per_kib = 1024 / (int64_t)pld_dtype_size(dt);
+        const int64_t sizes[] = {1, per_kib - 1, 3 * per_kib + 5, 5 * per_kib - 1,
+                                 (int64_t)p * per_kib + 7};
+        for (size_t i = 0; i < COUNT(sizes); i++) {
+            cr_assert_eq(pld_tune_rs_ag_owners(p, (size_t)sizes[i] * pld_dtype_size(dt)),
+                         i < 2    ? 1
+                         : i == 2 ? 3
+                         : i == 3 ? 4
+                                  : p);
+            for (int op = PLD_SUM; op <= PLD_PROD; op++)
+                run(&rw, (rcase){.kind = K_AR,
+                                 .dt = dt,
+                                 .op = (pld_reduce_op)op,
+                                 .mode = PLD_RS_AG,
+                                 .s = sizes[i]});
+        }
+    }
+    rw_close(&rw);
+}
+Test(ref_reduce, rs_ag_owners_p8, .timeout = 120)
+{
+    rs_ag_owners(8);
+}
+Test(ref_reduce, rs_ag_owners_p32, .timeout = 300)
+{
+    rs_ag_owners(32);
 }
 
 /* ---- 64 MiB total, P = 2 and 4, a few dtypes ------------------------------ */

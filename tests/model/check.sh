@@ -72,6 +72,11 @@ for f in SYNC_DISSEM SYNC_TREE; do
     for s in $FORM_SEQS4; do CONFIGS="$CONFIGS 4:$s:$f"; done
 done
 CONFIGS="$CONFIGS 8:bar_bar:SYNC_TREE"
+# The two-phase allreduce with fewer segment owners than ranks (small data:
+# pld_tune_rs_ag_owners): one owner at P = 3, two at P = 3 and 4, and two
+# at P = 4 under the tree.
+CONFIGS="$CONFIGS 3:rsag_a2a_rsag:RSAG_OWNERS=1 3:rsag_a2a_rsag:RSAG_OWNERS=2
+         4:rsag_a2a_rsag:RSAG_OWNERS=2 4:rsag_a2a_rsag:RSAG_OWNERS=2,SYNC_TREE"
 [ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 8:bar_bar:SYNC_DISSEM 8:ag_bar_ag:SYNC_TREE"
 
 # Mutants and the sequences whose code they change (smallest first).
@@ -118,13 +123,17 @@ MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
 EQUIVALENT="ring_skip_right_wait"
 
 # ---- one spin run ---------------------------------------------------------
-# run_one ID P SEQ[:FORM] [MUTANT]: writes $WORK/ID.res:
+# run_one ID P SEQ[:FORM[,FORM...]] [MUTANT]: writes $WORK/ID.res:
 #   status(pass|fail|broken) states depth seconds what
+# Each FORM is a -D flag (SYNC_TREE, RSAG_OWNERS=2).
 # A mutant NAME_forms is NAME under the form its sequence names.
 run_one() {
-    local id=$1 p=$2 seq=${3%%:*} mut=${4:-} d="$WORK/$1"
+    local id=$1 p=$2 seq=${3%%:*} mut=${4:-} d="$WORK/$1" f
     local defs=(-DP="$p" -DSEQ_"$seq")
-    [ "$seq" != "$3" ] && defs+=(-D"${3#*:}")
+    if [ "$seq" != "$3" ]; then
+        local forms=${3#*:}
+        for f in ${forms//,/ }; do defs+=(-D"$f"); done
+    fi
     [ -n "$mut" ] && defs+=(-D"${mut%_forms}")
     # shellcheck disable=SC2206
     [ -n "${EXTRA:-}" ] && defs+=($EXTRA)

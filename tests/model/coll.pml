@@ -353,32 +353,45 @@ inline do_mesh(k)
 #ifdef USE_RSAG
 /* ---- allreduce rs_ag (allreduce_rs_ag.c): reduce-scatter then allgather,
  * both as a mesh, on the [P,1] credit signal. Segment s of every rank's data
- * is owned by rank s: its owner reduces it, everyone else copies it. ------- */
+ * is owned by rank s: its owner reduces it, everyone else copies it. Small
+ * data has fewer segments than ranks (pld_tune_rs_ag_owners): with
+ * -DRSAG_OWNERS=M only ranks 0..M-1 own one, the others only copy. ------- */
+#ifndef RSAG_OWNERS
+#define RSAG_OWNERS P
+#endif
 inline do_rsag(k)
 {
     atomic {                      /* the caller stages every segment */
-        for (i : 0 .. P - 1) {
+        for (i : 0 .. RSAG_OWNERS - 1) {
             RA(me, i) = V(k, 1)
         }
     };
     agree_publish(k);
     g = 1;
     first_round(k);               /* round 1, ready: everyone staged */
-    for (i : 1 .. P - 1) {        /* my segment me op every peer's segment me */
-        q = (me + i) % P;
-        assert(RA(q, me) == V(k, 1) && RA(me, me) == V(k, 1))
-    };
-    RA(me, me) = V(k, P);         /* store: peers read only their own segments
+    if
+    :: me < RSAG_OWNERS ->
+        for (i : 1 .. P - 1) {    /* my segment me op every peer's segment me */
+            q = (me + i) % P;
+            assert(RA(q, me) == V(k, 1) && RA(me, me) == V(k, 1))
+        };
+        RA(me, me) = V(k, P)      /* store: peers read only their own segments
                                    * of my window in this phase */
+    :: else -> skip               /* not an owner: nothing to reduce */
+    fi;
 #ifndef rsag_no_round2
     g = g + 1;
     credit_barrier(g);            /* round 2: every segment is final */
 #endif
-    for (i : 1 .. P - 1) {        /* pull segment q from its owner q */
-        q = (me + i) % P;
-        assert(RA(q, q) == V(k, P));
-        RA(me, q) = V(k, P)       /* q read it in its reduce-scatter: round 2
+    for (i : 0 .. RSAG_OWNERS - 1) { /* pull segment q from its owner q */
+        q = (me + i) % RSAG_OWNERS;
+        if
+        :: q != me ->
+            assert(RA(q, q) == V(k, P));
+            RA(me, q) = V(k, P)   /* q read it in its reduce-scatter: round 2
                                    * closed that */
+        :: else -> skip
+        fi
     };
 #ifndef rsag_no_readdone
     g = g + 1;
@@ -387,11 +400,11 @@ inline do_rsag(k)
 #endif
     credit_epilogue(g);
     g = 0;
-    for (i : 0 .. P - 1) {        /* the caller reads the result */
+    for (i : 0 .. RSAG_OWNERS - 1) { /* the caller reads the result */
         assert(RA(me, i) == V(k, P))
     };
     atomic {                      /* peers read it: reusable now */
-        for (i : 0 .. P - 1) {
+        for (i : 0 .. RSAG_OWNERS - 1) {
             RA(me, i) = 0
         }
     }

@@ -227,6 +227,26 @@ Test(tune, the_allreduce_choice_follows_the_predictions)
     cr_expect_eq(pld_tune_allreduce_auto(&fast_rounds, 1, 65536, 4, 196608, NULL), PLD_MESH);
 }
 
+/* Segments of at least 1 KiB: a small allreduce in a large group has few
+ * owners; large data, every rank; never none in a group. */
+Test(tune, the_two_phase_owners)
+{
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4096), 4);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4095), 3);
+    cr_expect_eq(pld_tune_rs_ag_owners(8, 1 << 20), 8);
+    cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT), 8);
+    cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT - 1), 7);
+    cr_expect_eq(pld_tune_rs_ag_owners(3, 1), 1);
+    cr_expect_eq(pld_tune_rs_ag_owners(3, 0), 1);
+    cr_expect_eq(pld_tune_rs_ag_owners(1, 1 << 20), 1);
+    cr_expect_eq(pld_tune_rs_ag_owners(0, 4096), 0);
+    /* the prediction follows: at P = 1024, 4 KiB the owners' bytes, not
+     * 1023 x 4 bytes each, and still below the mesh's */
+    double pred[3];
+    cr_expect_eq(pld_tune_allreduce_auto(&sample, 1024, 4096, 4, 196608, pred), PLD_RS_AG);
+    cr_expect_lt(pred[2], pred[0]);
+}
+
 /* The two files the mpi test gives its two processes choose differently
  * at P = 2, 64 KiB: that test passes only because both use rank 0's. */
 Test(tune, the_mpi_test_files_disagree)

@@ -212,8 +212,10 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         } else if (mode == BENCH_MODE_RS_AG ||
                    (mode == BENCH_MODE_AUTO &&
                     pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL) == PLD_RS_AG)) {
-            /* my segment from every peer, then every other segment once */
-            int64_t mine = ring_seg(sh->count, p, rank);
+            /* an owner: its segment from every peer, then every other
+             * segment once; a non-owner: every segment once */
+            int m = pld_tune_rs_ag_owners(p, n);
+            int64_t mine = rank < m ? ring_seg(sh->count, m, rank) : 0;
             if (p > 1) {
                 k.from_peers = (uint64_t)((int64_t)(p - 1) * mine + (sh->count - mine)) * elt;
                 k.reduced = (uint64_t)((int64_t)(p - 1) * mine) * elt;
@@ -334,7 +336,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
         return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
                : mode == BENCH_MODE_RS_AG
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
-                     "other segment once); 3 rounds"
+                     "other segment once; segments of at least 1 KiB, so below P KiB only the "
+                     "first N/1KiB ranks own one); 3 rounds"
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of rs_ag (about 2(P-1)/P*N from peers, 3 rounds) and the "
                      "mesh ((P-1)*N from peers, 1 + chunks rounds) the cost model predicts faster"

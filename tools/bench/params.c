@@ -320,7 +320,7 @@ static uint64_t ring_notifies(int p)
 /* Puts and gets of the rank to its peers: one per peer it writes or reads
  * in each round that moves data (the builtins' C files). */
 static uint64_t peer_transfers(bench_coll c, const proj_alg *a, int p, int rank, int root,
-                               const bench_card *k)
+                               const bench_shape *sh, const bench_card *k)
 {
     uint64_t peers = (uint64_t)(p - 1);
     if (p < 2)
@@ -334,9 +334,12 @@ static uint64_t peer_transfers(bench_coll c, const proj_alg *a, int p, int rank,
         return rank == root ? 0 : 1;
     case BENCH_ALLREDUCE:
         if (a->mode == BENCH_MODE_RING)
-            return (uint64_t)k->rounds; /* one pull from the left neighbour per step */
-        if (a->mode == BENCH_MODE_RS_AG)
-            return 2 * peers; /* my segment from each, then each one's segment */
+            return (uint64_t)k->rounds;    /* one pull from the left neighbour per step */
+        if (a->mode == BENCH_MODE_RS_AG) { /* an owner: its segment from each peer, then
+                                            * each other owner's; the rest: each owner's */
+            uint64_t m = (uint64_t)pld_tune_rs_ag_owners(p, (size_t)sh->bytes);
+            return (uint64_t)rank < m ? peers + m - 1 : m;
+        }
         return (uint64_t)(k->rounds - 1) * peers; /* mesh: every peer in each chunk's round */
     default: /* allgather, reduce_scatter, all_to_all(_v): each peer once */
         return peers;
@@ -387,7 +390,7 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
     uint64_t peer = k.to_peers + k.from_peers;
     r->rounds = k.rounds;
     r->hops = proj_alg_own_sync(c, a) ? 1 : si.hops;
-    r->messages = k.notifies + peer_transfers(c, a, p, rank, root, &k);
+    r->messages = k.notifies + peer_transfers(c, a, p, rank, root, sh, &k);
     r->bytes[PROJ_INTER] = inter_bytes(pp, c, a, p, rank, root, peer);
     r->bytes[PROJ_INTRA] = peer - r->bytes[PROJ_INTER] + k.self;
     return (double)r->messages * pp->overhead_us +
