@@ -41,13 +41,20 @@ static int32_t golden_sum(int nranks, int64_t i, int64_t j) {
 
 /* Elements rank `me` pulls from peers: mesh reads every peer's whole vector;
  * rs_ag reads its own segment from every peer, then every other segment
- * once; the ring reads every segment but its own in the reduce-scatter and
- * every segment but (me+1), which it reduced itself, in the allgather. */
+ * once (a segment is never under 256 bytes: beyond 15 ranks these 4004
+ * bytes have 15 owners, and the other ranks only copy); the ring reads
+ * every segment but its own in the reduce-scatter and every segment but
+ * (me+1), which it reduced itself, in the allgather. */
 static int64_t cost_elems(int mode, int me, int nranks) {
     if (mode == MODE_MESH) return (int64_t)(nranks - 1) * N;
+    if (mode == MODE_RS_AG) {
+        int owners = pld_tune_rs_ag_owners(nranks, N * sizeof(int32_t));
+        int64_t seg =
+            me < owners ? ex_seg_begin(N, owners, me + 1) - ex_seg_begin(N, owners, me) : 0;
+        return (int64_t)(nranks - 1) * seg + (N - seg);
+    }
     int next = (me + 1) % nranks;
     int64_t own = ex_seg_begin(N, nranks, me + 1) - ex_seg_begin(N, nranks, me);
-    if (mode == MODE_RS_AG) return (int64_t)(nranks - 1) * own + (N - own);
     int64_t reduced = ex_seg_begin(N, nranks, next + 1) - ex_seg_begin(N, nranks, next);
     return 2 * N - own - reduced;
 }

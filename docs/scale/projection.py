@@ -27,6 +27,7 @@ CASES = [  # title, pld cost arguments
     ("barrier", ["barrier"]),
     ("allgather 64 KiB", ["allgather", "-s", "64K"]),
     ("allreduce 4 KiB", ["allreduce", "-s", "4K"]),
+    ("broadcast 1 MiB", ["broadcast", "-s", "1M"]),
 ]
 P_MIN, P_MAX, POINTS, DENSE = 8, 10000, 40, 512
 COLOURS = {"full": "C0", "dissemination": "C1", "tree": "C2", "flags": "C3", "neighbour": "C4"}

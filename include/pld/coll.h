@@ -65,6 +65,26 @@ PLD_API void pld_barrier(pld_ctx *c, pld_dtensor signal);
  * signal and the other builtins' windows stay safe to reuse. Signal [P,1]. */
 PLD_API void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root);
 
+/** The algorithm of pld_broadcast_with. */
+typedef enum pld_broadcast_mode {
+    PLD_BCAST_AUTO = 0,    /**< what pld_broadcast does: one round through pld's own
+                               inboxes when the data fits pld_world_ll_bytes, else
+                               PLD_BCAST_PULL */
+    PLD_BCAST_PULL = 1,    /**< every non-root pulls the whole data from the root,
+                               between two credit rounds (ready, read done) */
+    PLD_BCAST_BINOMIAL = 2 /**< down a binomial tree between the same two rounds: a
+                               rank pulls from its parent once the parent has the
+                               data, then tells its children; the root serves
+                               ceil(log2 P) ranks instead of P-1, in as many
+                               steps */
+} pld_broadcast_mode;
+/** pld_broadcast with a chosen algorithm (signal [P,1]). Every rank must
+ * pass the same mode (checked, as the other arguments). The byte counters
+ * are the same for both: N bytes read by every non-root (from the root, or
+ * from its parent in the tree). */
+PLD_API void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root,
+                                pld_broadcast_mode mode);
+
 /** Allgather (push): local [1,S] (plain tensor, not inside target), target
  * [P,S]: row s of target = rank s's local, on every rank. */
 PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
@@ -89,7 +109,8 @@ typedef enum pld_allreduce_mode {
     PLD_RS_AG = 17 /**< reduce-scatter then allgather, both as a mesh: each rank reduces
                        its 1/P segment from every peer, then pulls the other segments
                        from their owners (about 2(P-1)/P of the data read, 3 rounds);
-                       signal [P,1] */
+                       segments are at least PLD_RS_AG_MIN_SEGMENT bytes, so small
+                       data has fewer owners (pld_tune_rs_ag_owners); signal [P,1] */
 } pld_allreduce_mode;
 /** Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).

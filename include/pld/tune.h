@@ -87,15 +87,16 @@ PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, do
 PLD_API double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers);
 /** The smallest segment, in bytes, of the two-phase allreduce (PLD_RS_AG)
  * when the data is at least this large: below it a transfer's fixed cost
- * outweighs its bytes. */
-#define PLD_RS_AG_MIN_SEGMENT 1024
+ * (0.03-0.2 us: checks, hooks, a notify's worth of work) outweighs its
+ * bytes. A constant, not a measured figure, so that every rank of every
+ * machine splits the same data alike (results, listings, cost cards). */
+#define PLD_RS_AG_MIN_SEGMENT 256
 /** How many ranks own a segment in the two-phase allreduce (PLD_RS_AG) of
- * `bytes` of data on nranks ranks:
- * min(nranks, bytes / PLD_RS_AG_MIN_SEGMENT), at least 1. The first
- * this-many ranks reduce one segment each; every rank then copies the
- * segments it does not own. So a small allreduce in a large group costs
- * O(P) transfers, not P(P-1) transfers of a few bytes. It depends on its
- * arguments only, so every rank computes the same count. */
+ * `bytes` of data on nranks ranks: min(nranks, bytes /
+ * PLD_RS_AG_MIN_SEGMENT), at least 1. The first this-many ranks reduce one
+ * segment each; every rank then copies the segments it does not own. So a
+ * small allreduce in a large group costs O(P) transfers, not P(P-1)
+ * transfers of a few bytes. 0 when nranks < 1. */
 PLD_API int pld_tune_rs_ag_owners(int nranks, size_t bytes);
 /** The allreduce algorithm PLD_AUTO takes above the one-round size for
  * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:

@@ -172,8 +172,10 @@ static const char *win_name(pld_world *w, int32_t id)
     return "?";
 }
 
-static const char *mode_name(int32_t m)
+static const char *mode_name(int32_t kind, int32_t m)
 {
+    if (kind == PLD__K_BROADCAST)
+        return m == PLD_BCAST_AUTO ? "auto" : m == PLD_BCAST_PULL ? "pull" : "binomial";
     return m == PLD_MESH    ? "mesh"
            : m == PLD_RING  ? "ring"
            : m == PLD_AUTO  ? "auto"
@@ -240,8 +242,8 @@ static int fp_diff(pld_world *w, const struct pld_team *t, const pld__fp_wire *m
         return 1;
     }
     if (mine->mode != theirs->mode) {
-        snprintf(out, n, "mode %s differs from %s's %s", mode_name(mine->mode), who,
-                 mode_name(theirs->mode));
+        snprintf(out, n, "mode %s differs from %s's %s", mode_name(mine->kind, mine->mode), who,
+                 mode_name(theirs->kind, theirs->mode));
         return 1;
     }
     if (mine->lanes != theirs->lanes) {

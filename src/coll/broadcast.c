@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Broadcast, pull form, two full credit rounds.
+/* Broadcast, pull form, two full credit rounds (PLD_BCAST_PULL, and
+ * PLD_BCAST_AUTO above the one-round size); the binomial tree is
+ * broadcast_binomial.c.
  *
  * The root has staged `data`; afterwards every rank's data equals the root's.
  *
@@ -47,6 +49,12 @@ static void broadcast_rooted(pld_ctx *c, const char *api, pld_dtensor data, pld_
 
 void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
 {
+    pld_broadcast_with(c, data, signal, root, PLD_BCAST_AUTO);
+}
+
+void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root,
+                        pld_broadcast_mode mode)
+{
     PLD__CTX_CHECK(c, "pld_broadcast");
     static const char api[] = "pld_broadcast";
     pld__check_live(c);
@@ -55,6 +63,9 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     if (root < 0 || root >= c->nranks)
         pld__kraise(c, PLD_ERR_ARG, api, "root %d is not a rank of this world [0,%d)", root,
                     c->nranks);
+    if (mode != PLD_BCAST_AUTO && mode != PLD_BCAST_PULL && mode != PLD_BCAST_BINOMIAL)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "mode %d is not a pld_broadcast_mode (Auto=0, Pull=1, Binomial=2)", (int)mode);
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
@@ -62,13 +73,21 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     pld__fp_init(&fp, PLD__K_BROADCAST, api, signal);
     pld__fp_window(&fp, data);
     fp.wire.root = root;
-    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d", data.buf->name, signal.buf->name, root);
+    fp.wire.mode = (int32_t)mode;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d%s", data.buf->name, signal.buf->name,
+                    root, pld__broadcast_mode_suffix(mode));
     if (PLD__MUTANT(rooted_bcast)) {
         broadcast_rooted(c, api, data, signal, root);
         pld__coll_leave(c, signal);
         return;
     }
-    if (pld__ll_broadcast(c, api, data, root)) { /* small: one round (ll.h) */
+    if (mode == PLD_BCAST_BINOMIAL) {
+        pld__broadcast_binomial(c, api, data, signal, root);
+        pld__coll_leave(c, signal);
+        return;
+    }
+    if (mode == PLD_BCAST_AUTO &&
+        pld__ll_broadcast(c, api, data, root)) { /* small: one round (ll.h) */
         pld__coll_leave(c, signal);
         return;
     }
@@ -84,4 +103,9 @@ void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root)
     pld__credit_barrier(c, signal, 0, 2);
     pld__credit_epilogue(c, signal, 0, 2);
     pld__coll_leave(c, signal);
+}
+
+const char *pld__broadcast_mode_suffix(pld_broadcast_mode mode)
+{
+    return mode == PLD_BCAST_PULL ? ", pull" : mode == PLD_BCAST_BINOMIAL ? ", binomial" : "";
 }

@@ -88,4 +88,10 @@ void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dte
  * mesh (says which in the listing). */
 int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data);
 
+/* The broadcast down a binomial tree (broadcast_binomial.c), after
+ * pld__coll_enter; and ", pull" / ", binomial" / "" for the listing. */
+void pld__broadcast_binomial(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                             int root);
+const char *pld__broadcast_mode_suffix(pld_broadcast_mode mode);
+
 #endif

@@ -24,6 +24,8 @@
  *                       data round's barrier, while peers may still read the
  *                       staged counts
  *   moe_combine_no_done moe combine: returns without the read-done round
+ *   binomial_no_wait    binomial broadcast: a rank pulls from its parent
+ *                       without waiting for the parent's flag
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

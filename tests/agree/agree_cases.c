@@ -64,6 +64,7 @@ enum sub {
     SUB_SHAPE_BROADCAST,
     SUB_OP,
     SUB_MODE,
+    SUB_BCAST_MODE,
     SUB_ROOT,
     SUB_M,
     SUB_CORES_ALLREDUCE,
@@ -140,6 +141,9 @@ static void mismatch_kernel(pld_ctx *c, void *p)
             pld_allreduce(c, a->data, a->ring, PLD_SUM, PLD_RING);
         else
             pld_allreduce(c, a->data, a->sig, PLD_SUM, PLD_MESH);
+        break;
+    case SUB_BCAST_MODE:
+        pld_broadcast_with(c, a->data, a->sig, 0, odd ? PLD_BCAST_BINOMIAL : PLD_BCAST_PULL);
         break;
     case SUB_ROOT:
         pld_broadcast(c, a->data, a->sig, odd ? 1 : 0);
@@ -485,6 +489,8 @@ static const expect mismatches[] = {
     {"op/allreduce", SUB_OP, "pld_allreduce", "pld_allreduce", "op", "max", "sum", NULL, 0, 0},
     {"mode/allreduce", SUB_MODE, "pld_allreduce", "pld_allreduce", "mode", "ring", "mesh", NULL, 0,
      0},
+    {"mode/broadcast", SUB_BCAST_MODE, "pld_broadcast", "pld_broadcast", "mode", "binomial", "pull",
+     NULL, 0, 0},
     {"root/broadcast", SUB_ROOT, "pld_broadcast", "pld_broadcast", "root", "1", "0", NULL, 0, 0},
     {"m/all_to_all_v", SUB_M, "pld_all_to_all_v", "pld_all_to_all_v", "M =", "2", "4",
      " rows per block", 0, 0},

@@ -294,7 +294,7 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto
         }
         /* fall through */
     case C_RSAG: { /* my segment from P-1 peers, every other segment once;
-                    * only the first m ranks own one (segments >= 1 KiB) */
+                    * only the first m ranks own one (segments >= 256 B) */
         uint64_t elems = n / sizeof(float), m = (uint64_t)pld_tune_rs_ag_owners(p, n),
                  mine =
                      (uint64_t)r < m ? elems * (uint64_t)(r + 1) / m - elems * (uint64_t)r / m : 0;
@@ -444,6 +444,9 @@ static void bad_kernel(pld_ctx *c, void *arg)
     case 4: /* broadcast root outside the world */
         pld_broadcast(c, f->data, f->sig, p);
         break;
+    case 5: /* broadcast mode that is none */
+        pld_broadcast_with(c, f->data, f->sig, 0, (pld_broadcast_mode)7);
+        break;
     }
 }
 
@@ -474,6 +477,10 @@ Test(coll_errors, ring_signal_too_small)
 Test(coll_errors, allgather_local_size)
 {
     expect_bad(3, PLD_ERR_ARG, "63 elements");
+}
+Test(coll_errors, broadcast_mode)
+{
+    expect_bad(5, PLD_ERR_ARG, "pld_broadcast: mode 7 is not a pld_broadcast_mode");
 }
 Test(coll_errors, broadcast_root)
 {

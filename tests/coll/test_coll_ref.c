@@ -38,11 +38,12 @@ typedef struct rcase {
     pld_dtype dt;
     pld_reduce_op op;
     pld_allreduce_mode mode;
-    int64_t s;    /* elements per row; total elements for broadcast/allreduce */
-    int64_t m;    /* all_to_all_v: rows per block */
-    int root;     /* broadcast */
-    int salt;     /* distinguishes the calls of one world */
-    int counts2d; /* all_to_all_v: send_counts [P,1] instead of [P] */
+    int64_t s;                /* elements per row; total elements for broadcast/allreduce */
+    int64_t m;                /* all_to_all_v: rows per block */
+    int root;                 /* broadcast */
+    pld_broadcast_mode bmode; /* broadcast: auto (0), or forced */
+    int salt;                 /* distinguishes the calls of one world */
+    int counts2d;             /* all_to_all_v: send_counts [P,1] instead of [P] */
     pld_dtensor data, tgt, sig, ring, rc;
     const float *ref; /* reductions: expected value per flat index (exact) */
     /* inputs the ranks fill: pld_host_alloc memory, stride bytes per rank
@@ -93,7 +94,7 @@ static void k_bcast(pld_ctx *c, rcase *a)
     void *d = pld_local(c, a->data).data;
     uint32_t want = cu_tag(a->root, CU_ALL, a->salt);
     cu_fill(d, nb, me == a->root ? want : cu_tag(CU_GARBAGE, me, a->salt), 0);
-    pld_broadcast(c, a->data, a->sig, a->root);
+    pld_broadcast_with(c, a->data, a->sig, a->root, a->bmode);
     cu_kcheck_bytes(c, "broadcast data", d, nb, want, 0);
 }
 
@@ -123,9 +124,12 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace)
     }
 }
 
-/* " ring", " mesh", " rs_ag" for an allreduce case, "" for the others */
+/* " ring", " mesh", " rs_ag" for an allreduce case, " binomial" for a
+ * broadcast down the tree, "" for the others */
 static const char *ar_mode_name(const rcase *a)
 {
+    if (a->kind == K_BCAST)
+        return a->bmode == PLD_BCAST_BINOMIAL ? " binomial" : "";
     if (a->kind != K_AR)
         return "";
     return a->mode == PLD_RING ? " ring" : a->mode == PLD_RS_AG ? " rs_ag" : " mesh";
@@ -353,6 +357,12 @@ static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total)
             run(&rw, b);
             b.root = p - 1;
             run(&rw, b);
+            /* down the binomial tree, from a root in the middle too (the
+             * tree is numbered relative to it) */
+            b.bmode = PLD_BCAST_BINOMIAL;
+            run(&rw, b);
+            b.root = p / 2;
+            run(&rw, b);
             int64_t s = one_or_ragged(ragged, total, p, dt);
             run(&rw, (rcase){.kind = K_AG, .dt = dt, .s = s});
             run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = dt, .s = s});
@@ -456,8 +466,8 @@ Test(ref_reduce, p32, .timeout = 300)
 }
 
 /* The two-phase allreduce when segments would be smaller than
- * PLD_RS_AG_MIN_SEGMENT: one owner (under 1 KiB), a few owners with ragged
- * segments, one more owner than bytes/1 KiB rounds down to, and every rank
+ * PLD_RS_AG_MIN_SEGMENT: one owner (under 256 B), a few owners with ragged
+ * segments, one more owner than bytes/256 rounds down to, and every rank
  * an owner; every op, two element sizes. */
 static void rs_ag_owners(int p)
 {
@@ -466,9 +476,9 @@ static void rs_ag_owners(int p)
     rw_open(&rw, p);
     for (size_t k = 0; k < COUNT(dts); k++) {
         pld_dtype dt = dts[k];
-        int64_t per_kib = 1024 / (int64_t)pld_dtype_size(dt);
-        const int64_t sizes[] = {1, per_kib - 1, 3 * per_kib + 5, 5 * per_kib - 1,
-                                 (int64_t)p * per_kib + 7};
+        int64_t per_seg = PLD_RS_AG_MIN_SEGMENT / (int64_t)pld_dtype_size(dt);
+        const int64_t sizes[] = {1, per_seg - 1, 3 * per_seg + 5, 5 * per_seg - 1,
+                                 (int64_t)p * per_seg + 7};
         for (size_t i = 0; i < COUNT(sizes); i++) {
             cr_assert_eq(pld_tune_rs_ag_owners(p, (size_t)sizes[i] * pld_dtype_size(dt)),
                          i < 2    ? 1
@@ -502,6 +512,11 @@ static void big(int p)
     rw_open(&rw, p);
     /* data movement: the whole window is 64 MiB */
     run(&rw, (rcase){.kind = K_BCAST, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4), .root = p - 1});
+    run(&rw, (rcase){.kind = K_BCAST,
+                     .dt = PLD_INT8,
+                     .s = (int64_t)MIB64,
+                     .root = 1,
+                     .bmode = PLD_BCAST_BINOMIAL});
     run(&rw, (rcase){.kind = K_AG, .dt = PLD_INT8, .s = (int64_t)(MIB64 / (size_t)p)});
     run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = PLD_INT64, .s = (int64_t)(MIB64 / 8 / (size_t)p)});
     run(&rw, (rcase){.kind = K_A2A, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4 / (size_t)p)});

@@ -12,7 +12,8 @@
  *     exchange (per-expert counts, packed target) over every dtype;
  *   - the [P,1]-signal allreduce takes its algorithms in turn (mesh, the
  *     two-phase rs_ag, auto -- one round when small), the ring has its own
- *     kind;
+ *     kind; so does the broadcast (auto, the binomial tree, the pull form),
+ *     and every rank scribbles over its copy once the call returns;
  *   - one INT32 signal buffer serves every single-core call: a [P,1] view
  *     for the credit-barrier builtins and a [2(P-1),P] view of the same
  *     buffer for the allreduce ring. A second buffer, seen as [P,2], serves
@@ -838,19 +839,26 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
     case K_BCAST: {
         int root = (int)draw(rng, (uint32_t)np);
         pld_dtensor d = a->bcast[draw(rng, 3) == 0];
-        char extra[32];
-        snprintf(extra, sizeof extra, "root %d", root);
+        /* the algorithms take turns by call number (no draw: the seeded
+         * stream stays what it was) */
+        static const pld_broadcast_mode bmodes[3] = {PLD_BCAST_AUTO, PLD_BCAST_BINOMIAL,
+                                                     PLD_BCAST_PULL};
+        static const char *const bmode_name[3] = {"auto", "binomial", "pull"};
+        int bm = call % 3;
+        char extra[40];
+        snprintf(extra, sizeof extra, "root %d, %s", root, bmode_name[bm]);
         describe(h, d, extra);
         size_t bytes = (size_t)numel(d) * pld_dtype_size(d.dtype);
         void *p = pld_local(c, d).data;
         uint32_t tag = tag_of(seed, root, -1, call);
         if (me == root)
             fill_bytes(p, bytes, tag);
-        pld_broadcast(c, d, a->sig, root);
+        pld_broadcast_with(c, d, a->sig, root, bmodes[bm]);
         dawdle(a, call, me);
         check_bytes(h, "data from root", root, p, bytes, root, -1);
-        if (me == root)
-            scribble(p, bytes, seed, call, me); /* nobody pulls it any more */
+        /* nobody pulls it any more: not from the root, and in the tree not
+         * from an inner rank either */
+        scribble(p, bytes, seed, call, me);
         break;
     }
     case K_AG:

@@ -227,12 +227,13 @@ Test(tune, the_allreduce_choice_follows_the_predictions)
     cr_expect_eq(pld_tune_allreduce_auto(&fast_rounds, 1, 65536, 4, 196608, NULL), PLD_MESH);
 }
 
-/* Segments of at least 1 KiB: a small allreduce in a large group has few
- * owners; large data, every rank; never none in a group. */
+/* Segments of at least 256 bytes: a small allreduce in a large group has
+ * few owners; large data, every rank; never none in a group. */
 Test(tune, the_two_phase_owners)
 {
-    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4096), 4);
-    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4095), 3);
+    cr_expect_eq(PLD_RS_AG_MIN_SEGMENT, 256);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4096), 16);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4095), 15);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 1 << 20), 8);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT), 8);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT - 1), 7);

@@ -6,10 +6,11 @@
 #include <string.h>
 
 static const char *const mode_names[BENCH_NMODE] = {
-    [BENCH_MODE_DEFAULT] = "default", [BENCH_MODE_PUSH] = "push",
-    [BENCH_MODE_INPLACE] = "inplace", [BENCH_MODE_PULL] = "pull",
-    [BENCH_MODE_MESH] = "mesh",       [BENCH_MODE_RING] = "ring",
-    [BENCH_MODE_AUTO] = "auto",       [BENCH_MODE_RS_AG] = "rs_ag",
+    [BENCH_MODE_DEFAULT] = "default",   [BENCH_MODE_PUSH] = "push",
+    [BENCH_MODE_INPLACE] = "inplace",   [BENCH_MODE_PULL] = "pull",
+    [BENCH_MODE_MESH] = "mesh",         [BENCH_MODE_RING] = "ring",
+    [BENCH_MODE_AUTO] = "auto",         [BENCH_MODE_RS_AG] = "rs_ag",
+    [BENCH_MODE_BINOMIAL] = "binomial",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -38,6 +39,9 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
     case BENCH_ALL_TO_ALL_V:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH : BENCH_NMODE;
     case BENCH_BROADCAST:
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PULL ? BENCH_MODE_PULL
+               : m == BENCH_MODE_BINOMIAL                      ? BENCH_MODE_BINOMIAL
+                                                               : BENCH_NMODE;
     case BENCH_REDUCE_SCATTER:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PULL ? BENCH_MODE_PULL : BENCH_NMODE;
     case BENCH_ALLREDUCE:
@@ -62,6 +66,7 @@ const char *bench_mode_choices(bench_coll c)
     case BENCH_ALL_TO_ALL_V:
         return "push";
     case BENCH_BROADCAST:
+        return "pull|binomial";
     case BENCH_REDUCE_SCATTER:
         return "pull";
     case BENCH_ALLREDUCE:
@@ -101,9 +106,9 @@ int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, siz
     case BENCH_REDUCE_SCATTER:
         *per_peer = row;
         return 1;
-    case BENCH_BROADCAST:
+    case BENCH_BROADCAST: /* the binomial tree never takes the one-round path */
         *per_peer = n;
-        return 1;
+        return mode != BENCH_MODE_BINOMIAL;
     case BENCH_ALLREDUCE:
         *per_peer = n;
         return mode == BENCH_MODE_AUTO;
@@ -174,7 +179,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
     case BENCH_BARRIER:
         k.rounds = 1;
         break;
-    case BENCH_BROADCAST: /* pull: every non-root reads N from the root */
+    case BENCH_BROADCAST: /* every non-root reads N: from the root, or its tree parent */
         k.from_peers = rank == root ? 0 : n;
         k.rounds = 2;
         break;
@@ -259,8 +264,34 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
     *out = k;
 }
 
-void bench_card_sync(bench_coll c, bench_mode mode, int p, int one_round, const pld_sync_info *si,
-                     bench_card *k)
+int bench_binomial_children(int p, int rank, int root)
+{
+    int v = ((rank - root) % p + p) % p, n = 0;
+    for (long b = 1; b < p; b <<= 1)
+        n += b > v && v + b < p;
+    return n;
+}
+
+int bench_binomial_parent(int p, int rank, int root)
+{
+    int v = ((rank - root) % p + p) % p, top = 1;
+    if (v == 0)
+        return -1;
+    while (top <= v / 2)
+        top <<= 1;
+    return (v - top + root) % p;
+}
+
+int bench_binomial_depth(int p)
+{
+    int d = 0;
+    for (long b = 1; b < p; b <<= 1)
+        d++;
+    return d;
+}
+
+void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, int one_round,
+                     const pld_sync_info *si, bench_card *k)
 {
     uint64_t P = (uint64_t)p;
     if (p < 2) {
@@ -274,6 +305,10 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int one_round, const 
         k->notifies = (uint64_t)k->rounds * (uint64_t)si->notifies + (uint64_t)si->epilogue;
         if (c == BENCH_ALL_TO_ALL_V) /* each destination's count, in its own line */
             k->notifies += P - 1;
+        if (c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL) { /* a flag per child */
+            k->notifies += (uint64_t)bench_binomial_children(p, rank, root);
+            k->waits += rank != root; /* and the parent's */
+        }
     }
 }
 
@@ -321,7 +356,10 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
     case BENCH_BARRIER:
         return "no data; 1 barrier round";
     case BENCH_BROADCAST:
-        return "pull: N from the root on every non-root, 0 on the root; 2 full rounds";
+        return mode == BENCH_MODE_BINOMIAL
+                   ? "binomial: N from its tree parent on every non-root, 0 on the root; 2 "
+                     "rounds and a chain of ceil(log2 P) flags"
+                   : "pull: N from the root on every non-root, 0 on the root; 2 full rounds";
     case BENCH_ALLGATHER:
         return mode == BENCH_MODE_INPLACE ? "(P-1)/P*N to peers, no self copy; 1 round"
                                           : "(P-1)/P*N to peers, N/P self; 1 round";
@@ -336,8 +374,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
         return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
                : mode == BENCH_MODE_RS_AG
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
-                     "other segment once; segments of at least 1 KiB, so below P KiB only the "
-                     "first N/1KiB ranks own one); 3 rounds"
+                     "other segment once; segments of at least 256 B, so below 256*P B only "
+                     "the first N/256 ranks own one); 3 rounds"
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of rs_ag (about 2(P-1)/P*N from peers, 3 rounds) and the "
                      "mesh ((P-1)*N from peers, 1 + chunks rounds) the cost model predicts faster"

@@ -21,6 +21,7 @@ typedef enum bench_mode {
     BENCH_MODE_RING,    /* allreduce */
     BENCH_MODE_AUTO,    /* allreduce: one round when small, else the cost model's pick (PLD_AUTO) */
     BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
+    BENCH_MODE_BINOMIAL, /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
     BENCH_NMODE
 } bench_mode;
 
@@ -52,12 +53,19 @@ typedef struct bench_card {
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX
 
-/* Fills the card's waits and notifies for the synchronisation form of its
- * group (pld_world_sync for this rank): rounds x the form's per-round
- * counts, plus its epilogue; the one-round path's P-1 flags; the ring's own
- * protocol is not counted (BENCH_CARD_UNCOUNTED). */
-void bench_card_sync(bench_coll c, bench_mode mode, int p, int one_round, const pld_sync_info *si,
-                     bench_card *k);
+/* Fills the card of `rank` with its waits and notifies for the
+ * synchronisation form of its group (pld_world_sync for this rank): rounds
+ * x the form's per-round counts, plus its epilogue; the one-round path's
+ * P-1 flags; the binomial broadcast's flags to its children and from its
+ * parent; the ring's own protocol is not counted (BENCH_CARD_UNCOUNTED). */
+void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, int one_round,
+                     const pld_sync_info *si, bench_card *k);
+/* The binomial broadcast's tree (src/coll/broadcast_binomial.c): the
+ * children of `rank` (v + 2^k for 2^k > v, v = rank - root mod p), its
+ * parent (-1 for the root), and the tree's depth, ceil(log2 p). */
+int bench_binomial_children(int p, int rank, int root);
+int bench_binomial_parent(int p, int rank, int root);
+int bench_binomial_depth(int p);
 
 /* 1 when the call has a one-round form: its payload per peer in
  * *per_peer. */

@@ -35,7 +35,8 @@ static int usage(FILE *out)
             "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
-            "      --mode M        allgather push|inplace, allreduce auto|mesh|ring|rs_ag\n"
+            "      --mode M        allgather push|inplace, allreduce auto|mesh|ring|rs_ag,\n"
+            "                      broadcast pull|binomial\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
             "      --measure       also run it once (checked) and compare the byte counters\n"
@@ -229,6 +230,10 @@ static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
         a[3] = (proj_alg){"inplace/one_round", BENCH_MODE_INPLACE, 1};
         return 4;
     case BENCH_BROADCAST:
+        a[0] = (proj_alg){"pull", BENCH_MODE_PULL, 0};
+        a[1] = (proj_alg){"binomial", BENCH_MODE_BINOMIAL, 0};
+        a[2] = (proj_alg){"one_round", BENCH_MODE_PULL, 1};
+        return 3;
     case BENCH_REDUCE_SCATTER:
         a[0] = (proj_alg){"pull", BENCH_MODE_PULL, 0};
         a[1] = (proj_alg){"one_round", BENCH_MODE_PULL, 1};
@@ -320,9 +325,10 @@ static void proj_header(const char *path, const proj_params *pp, bench_coll c, i
     printf("# hops at alpha %s; tree fanout %d (depth %d); f = %g\n",
            nodes > 1 ? "between nodes (the group spans nodes)" : "within the node", fanout,
            tree.hops / 2, f);
-    printf("# predicted_us = rounds x hops x alpha + f x (messages x overhead + intra_B x "
-           "beta_within + inter_B x beta_between), messages and bytes of the busiest rank; "
-           "projections, not measurements\n");
+    printf("# predicted_us = (rounds x hops + chain) x alpha + f x (messages x overhead + "
+           "intra_B x beta_within + inter_B x beta_between), messages and bytes of the busiest "
+           "rank (bytes it receives, or that peers read from it where more; chain: the binomial "
+           "tree's depth); projections, not measurements\n");
 }
 
 static void proj_table(const proj_row *rows, int n)
@@ -430,7 +436,7 @@ int cost_main(int argc, char **argv)
         bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &tune,
                         &cards[r]);
         pld_world_sync(w, p, r, &si);
-        bench_card_sync(o.coll, mode, p, one, &si, &cards[r]);
+        bench_card_sync(o.coll, mode, p, r, (int)o.sh.root, one, &si, &cards[r]);
     }
 
     bench_result res = {0};

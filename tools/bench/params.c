@@ -372,8 +372,30 @@ static uint64_t inter_bytes(const proj_params *pp, bench_coll c, const proj_alg 
     return (uint64_t)((double)peer_bytes * (double)away / (double)(p - 1) + 0.5);
 }
 
+/* The bytes peers on other nodes read from this rank's windows in a pull
+ * broadcast: the root serves every non-root in the pull form, a rank of
+ * the binomial tree its children. They leave through the node's link.
+ * Within a node the readers copy with their own CPUs, at the bytes their
+ * cards already count. Every other algorithm's card already counts what
+ * crosses a rank's link (each byte a peer reads from me, I also read from
+ * a peer, or write to it). */
+static void served_bytes(const proj_params *pp, bench_coll c, const proj_alg *a, int p, int rank,
+                         int root, uint64_t n, uint64_t out[PROJ_NLEVELS])
+{
+    out[PROJ_INTRA] = out[PROJ_INTER] = 0;
+    if (c != BENCH_BROADCAST || a->one_round || p < 2)
+        return;
+    for (int q = 0; q < p; q++) {
+        int reads = a->mode == BENCH_MODE_BINOMIAL ? bench_binomial_parent(p, q, root) == rank
+                                                   : rank == root && q != root;
+        if (reads && !same_node(pp, rank, q))
+            out[PROJ_INTER] += n;
+    }
+}
+
 /* One rank's share of the prediction: its messages and bytes, and their
- * time (before the oversubscription factor). */
+ * time (before the oversubscription factor). A link carries both ways at
+ * once: what the rank receives and what peers read from it overlap. */
 static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sync_form form,
                          int fanout, int p, int rank, int root, const bench_shape *sh, size_t elt,
                          size_t ub, proj_result *r)
@@ -384,7 +406,7 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
     bench_card_make_path(c, a->mode, p, rank, root, sh, elt, ub, a->one_round, &no_tune, &k);
     if (!proj_alg_own_sync(c, a))
         pld_sync_plan(form, p, rank, fanout, &si);
-    bench_card_sync(c, a->mode, p, a->one_round, &si, &k);
+    bench_card_sync(c, a->mode, p, rank, root, a->one_round, &si, &k);
     if (k.notifies == BENCH_CARD_UNCOUNTED)
         k.notifies = ring_notifies(p);
     uint64_t peer = k.to_peers + k.from_peers;
@@ -393,10 +415,18 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
     r->messages = k.notifies + peer_transfers(c, a, p, rank, root, sh, &k);
     r->bytes[PROJ_INTER] = inter_bytes(pp, c, a, p, rank, root, peer);
     r->bytes[PROJ_INTRA] = peer - r->bytes[PROJ_INTER] + k.self;
-    return (double)r->messages * pp->overhead_us +
-           ((double)r->bytes[PROJ_INTRA] * pp->beta_ns[PROJ_INTRA] +
-            (double)r->bytes[PROJ_INTER] * pp->beta_ns[PROJ_INTER]) /
-               1000.0;
+    uint64_t served[PROJ_NLEVELS];
+    served_bytes(pp, c, a, p, rank, root, (uint64_t)sh->bytes, served);
+    double in_ns = (double)r->bytes[PROJ_INTRA] * pp->beta_ns[PROJ_INTRA] +
+                   (double)r->bytes[PROJ_INTER] * pp->beta_ns[PROJ_INTER],
+           out_ns = (double)served[PROJ_INTRA] * pp->beta_ns[PROJ_INTRA] +
+                    (double)served[PROJ_INTER] * pp->beta_ns[PROJ_INTER];
+    if (out_ns > in_ns) {
+        r->bytes[PROJ_INTRA] = served[PROJ_INTRA];
+        r->bytes[PROJ_INTER] = served[PROJ_INTER];
+        in_ns = out_ns;
+    }
+    return (double)r->messages * pp->overhead_us + in_ns / 1000.0;
 }
 
 void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sync_form form, int p,
@@ -417,6 +447,9 @@ void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sy
                    ? (double)pp->ranks_per_node / pp->cpus_per_node
                    : 1.0;
     int level = nodes_of(pp, p) > 1 ? PROJ_INTER : PROJ_INTRA;
-    busiest.us = busiest.rounds * busiest.hops * pp->alpha_us[level] + f * worst;
+    /* the binomial broadcast's flags pass down the tree one level at a time */
+    if (c == BENCH_BROADCAST && a->mode == BENCH_MODE_BINOMIAL && !a->one_round)
+        busiest.chain = bench_binomial_depth(p);
+    busiest.us = (busiest.rounds * busiest.hops + busiest.chain) * pp->alpha_us[level] + f * worst;
     *out = busiest;
 }

@@ -112,8 +112,10 @@ int proj_alg_own_sync(bench_coll c, const proj_alg *a);
 
 typedef struct proj_result {
     int rounds, hops;
+    int chain;                    /* hops beyond the rounds': the binomial tree's depth */
     uint64_t messages;            /* busiest rank */
-    uint64_t bytes[PROJ_NLEVELS]; /* busiest rank: within node, between nodes */
+    uint64_t bytes[PROJ_NLEVELS]; /* busiest rank, within node and between nodes: what it
+                                   * receives, or what peers read from it where more */
     double us;                    /* predicted time of the call */
 } proj_result;
 

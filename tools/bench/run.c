@@ -85,7 +85,10 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
         pld_barrier(c, g->sig);
         break;
     case BENCH_BROADCAST:
-        pld_broadcast(c, g->data, g->sig, a->spec.root);
+        if (a->spec.mode == BENCH_MODE_BINOMIAL)
+            pld_broadcast_with(c, g->data, g->sig, a->spec.root, PLD_BCAST_BINOMIAL);
+        else
+            pld_broadcast(c, g->data, g->sig, a->spec.root);
         break;
     case BENCH_ALLGATHER:
         if (a->spec.mode == BENCH_MODE_INPLACE)
