@@ -71,6 +71,10 @@ PLD_API pld_status pld_ffi_barrier(pld_ctx *c, const pld_dtensor *signal);
 /** pld_broadcast. */
 PLD_API pld_status pld_ffi_broadcast(pld_ctx *c, const pld_dtensor *data, const pld_dtensor *signal,
                                      int root);
+/** pld_broadcast_with. */
+PLD_API pld_status pld_ffi_broadcast_with(pld_ctx *c, const pld_dtensor *data,
+                                          const pld_dtensor *signal, int root,
+                                          pld_broadcast_mode mode);
 /** pld_allgather. */
 PLD_API pld_status pld_ffi_allgather(pld_ctx *c, const pld_tensor *local, const pld_dtensor *target,
                                      const pld_dtensor *signal);

@@ -25,6 +25,12 @@ class AllreduceMode(enum.IntEnum):
     RsAg = 17
 
 
+class BroadcastMode(enum.IntEnum):
+    Auto = 0
+    Pull = 1
+    Binomial = 2
+
+
 def _enum(kind, value, api):
     if isinstance(value, str):
         names = {m.name.lower(): m for m in kind}
@@ -52,9 +58,11 @@ def barrier(signal):
         k.check(st, c)
 
 
-def broadcast(data, signal, root=0):
+def broadcast(data, signal, root=0, mode=BroadcastMode.Auto):
+    """mode: BroadcastMode or "auto", "pull", "binomial" (pld_broadcast_with)."""
     api = "pld.tensor.broadcast"
-    _run("pld_ffi_broadcast", k.win(api, "data", data), k.win(api, "signal", signal), int(root))
+    _run("pld_ffi_broadcast_with", k.win(api, "data", data), k.win(api, "signal", signal),
+         int(root), _enum(BroadcastMode, mode, api))
     return data
 
 

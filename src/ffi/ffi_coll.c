@@ -13,6 +13,12 @@ pld_status pld_ffi_broadcast(pld_ctx *c, const pld_dtensor *data, const pld_dten
     PLD__FFI_RUN(c, pld_broadcast(c, *data, *signal, root));
 }
 
+pld_status pld_ffi_broadcast_with(pld_ctx *c, const pld_dtensor *data, const pld_dtensor *signal,
+                                  int root, pld_broadcast_mode mode)
+{
+    PLD__FFI_RUN(c, pld_broadcast_with(c, *data, *signal, root, mode));
+}
+
 pld_status pld_ffi_allgather(pld_ctx *c, const pld_tensor *local, const pld_dtensor *target,
                              const pld_dtensor *signal)
 {

@@ -729,8 +729,12 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
     case K_BARRIER:
         pld_barrier(c, k_view(L, &o.v[1]));
         break;
-    case K_BROADCAST:
-        pld_broadcast(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2]);
+    case K_BROADCAST: /* e[1] = 0: pld_broadcast; else mode e[1] - 1 (invalid ones too) */
+        if (o.e[1] == 0)
+            pld_broadcast(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2]);
+        else
+            pld_broadcast_with(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2],
+                               (pld_broadcast_mode)(o.e[1] - 1));
         break;
     case K_ALLGATHER:
         if (o.e[1] & 1)

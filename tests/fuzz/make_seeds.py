@@ -119,6 +119,7 @@ def seeds():
                   kop(P, 'allreduce', views=(1, 0), e=(0, 0, 0, 1)),
                   kop(P, 'allreduce', views=(1, 2), e=(1, 1, 0, 1)),
                   kop(P, 'broadcast', views=(1, 0), e=(0, 0, 1, 1)),
+                  kop(P, 'broadcast', views=(1, 0), e=(0, 3, P - 1, 1)),  # binomial
                   kop(P, 'reduce_scatter', views=(3, 0), e=(0, 0, 0, 1))])
         out[f'builtins_p{P}'] = s
     # tiles and tile-level RMA, notify/wait across ranks

@@ -54,9 +54,10 @@ def test_barrier_orders_stage_and_read(make_world, transport):
 # ---- broadcast -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("root", [0, 2])
-def test_broadcast(make_world, transport, root):
-    P = 3
+@pytest.mark.parametrize("root,mode", [(0, "auto"), (2, "auto"), (1, "binomial"),
+                                       (3, pld.BroadcastMode.Pull)])
+def test_broadcast(make_world, transport, root, mode):
+    P = 4
     w = make_world(devices(P), transport)
     data = w.window([4, 16], "fp32", "data")
     sig = w.signal([P, 1], "sig")
@@ -66,7 +67,7 @@ def test_broadcast(make_world, transport, root):
         data.view(r)[...] = staged[r]
 
     def kernel(data, sig):
-        pld.tensor.broadcast(data, sig, root=root)
+        pld.tensor.broadcast(data, sig, root=root, mode=mode)
 
     w.launch(kernel, data, sig)
     for r in range(P):
