@@ -512,11 +512,6 @@ static void big(int p)
     rw_open(&rw, p);
     /* data movement: the whole window is 64 MiB */
     run(&rw, (rcase){.kind = K_BCAST, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4), .root = p - 1});
-    run(&rw, (rcase){.kind = K_BCAST,
-                     .dt = PLD_INT8,
-                     .s = (int64_t)MIB64,
-                     .root = 1,
-                     .bmode = PLD_BCAST_BINOMIAL});
     run(&rw, (rcase){.kind = K_AG, .dt = PLD_INT8, .s = (int64_t)(MIB64 / (size_t)p)});
     run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = PLD_INT64, .s = (int64_t)(MIB64 / 8 / (size_t)p)});
     run(&rw, (rcase){.kind = K_A2A, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4 / (size_t)p)});

@@ -3,8 +3,9 @@
 # Checks the protocol model (pld.pml) exhaustively with spin:
 #   1. every configuration (P x call sequence) must pass with zero errors:
 #      no assertion violation (wrong data version, agreement slot, non-zero
-#      signal or one-round flag at the end, the ordering guarantee) and no
-#      invalid end state (deadlock);
+#      signal or flag at the end, a flag of another call at a binomial
+#      broadcast's wait, the ordering guarantee) and no invalid end state
+#      (deadlock);
 #   2. every planted mutant must be rejected in at least one configuration
 #      it applies to -- except ring_skip_right_wait, which the model proves
 #      harmless (see docs/dev/model.md) and which must therefore pass.
@@ -51,11 +52,21 @@ SEQS="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_a2a a
 # With one-round calls (ll.pml): mixed with credit calls, and one-round only.
 LL_MIXED="llbc_a2a_llag_llag llar_mesh_llrs a2a_llbc_a2a rsag_llbc_mesh_rsag llmix"
 LL_SEQS="ll_a2a_bc_rs_bar $LL_MIXED"
+# With the binomial-tree broadcast (the one-round path's flags and epochs).
+BCB_SEQS="bcb_a2a_bcb bcb_llbc_bcb bcb_bc_ag"
 CONFIGS=""
-for s in $SEQS $LL_SEQS; do
+for s in $SEQS $LL_SEQS $BCB_SEQS; do
     CONFIGS="$CONFIGS 2:$s 3:$s"
 done
 CONFIGS="$CONFIGS 4:a2a_bc_a2a 4:ag_ring_ag 4:ll_a2a_bc_rs_bar 4:rsag_a2a_rsag"
+# The binomial tree at P = 4, where rank 3 pulls from rank 1, not from the
+# root; under the log-depth forms at P = 3, and at P = 4 with two trees and
+# a push; and at P = 5 (the root has three children) in the tree form, the
+# only one whose search there fits the test suite.
+for s in $BCB_SEQS; do
+    CONFIGS="$CONFIGS 4:$s 3:$s:SYNC_DISSEM 3:$s:SYNC_TREE"
+done
+CONFIGS="$CONFIGS 4:bcb_a2a_bcb:SYNC_DISSEM 4:bcb_a2a_bcb:SYNC_TREE 5:bcb_a2a_bcb:SYNC_TREE"
 # The log-depth forms of the credit rounds (PLD_SYNC; signal.pml), written
 # P:sequence:FORM: every builtin kind again with each form at P = 3 (three
 # ranks: dissemination's non-power of two, a tree with one full level) and
@@ -109,16 +120,22 @@ declare -A APPLIES=(
     [tree_no_gather]="bar_bc_ag:SYNC_TREE a2a_bc_a2a:SYNC_TREE"
     [no_epilogue_forms]="bar_bc_ag:SYNC_DISSEM bar_bc_ag:SYNC_TREE"
     [eq_wait_forms]="bar_bc_ag:SYNC_DISSEM bar_bc_ag:SYNC_TREE"
+    [binomial_no_wait]=$BCB_SEQS
+    [binomial_flag_first]=$BCB_SEQS
+    [binomial_no_readdone]=$BCB_SEQS
 )
 # The first twelve are the planted bugs of src/coll/mutant.h (same names,
-# same changes); the next three exist only in the model; the last three
-# are the one-round path's (ll.pml), planted in src/coll/mutant.h too.
+# same changes); the next three exist only in the model; the next three
+# are the one-round path's (ll.pml), planted in src/coll/mutant.h too; then
+# the forms' (signal.pml); and the binomial broadcast's: binomial_no_wait
+# of src/coll/mutant.h and two of the model's own.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          rsag_no_round2 rsag_no_readdone moe_recv_early moe_combine_no_done
          ring_no_done bcast_no_readdone ring_skip_right_wait
          ll_one_slot ll_no_wait ll_flag_before_data
-         dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms"
+         dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms
+         binomial_no_wait binomial_flag_first binomial_no_readdone"
 # Mutants the model proves equivalent to the real protocol: they must pass.
 EQUIVALENT="ring_skip_right_wait"
 
@@ -174,7 +191,8 @@ run_one() {
         case "$first" in
         *"invalid end state"*) what="deadlock (invalid end state)" ;;
         *"(sig["*) what="signal not zero at quiescence" ;;
-        *"(flag["*) what="one-round flag not zero at quiescence" ;;
+        *"(flag[n]"*) what="flag not zero at quiescence" ;;
+        *"(flag["*) what="a binomial broadcast's wait saw another call's flag" ;;
         *"(agr["*) what="agreement slot holds another call's fingerprint" ;;
         *"(ent["*) what="ordering guarantee broken: a rank started a call before every rank entered the one before" ;;
         *"assertion violated"*)
@@ -193,15 +211,18 @@ run_one() {
 # one rejects it; FULL=1 tries them all (the numbers in docs/dev/model.md).
 # An equivalent mutant is always tried on all of them.
 # The P a mutant is tried at: 2 and 3; 3 and 4 under a log-depth form
-# (at P = 2 each form is one notify each way, as the full form).
+# (at P = 2 each form is one notify each way, as the full form); 4 for the
+# binomial tree's wait and flag order (below P = 4 every parent is the
+# root, which staged before round 1: both changes are harmless there).
 mutant_ps() {
-    case $1 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
+    case $1 in binomial_no_wait | binomial_flag_first) echo 4; return ;; esac
+    case $2 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
 }
 
 run_mutant() {
     local m=$1 s p st
     for s in ${APPLIES[$m]}; do
-        for p in $(mutant_ps "$s"); do
+        for p in $(mutant_ps "$m" "$s"); do
             run_one "mut.$m.$p.$s" "$p" "$s" "$m"
             read -r st _ <"$WORK/mut.$m.$p.$s.res"
             if [ "$st" != pass ] && [ "${FULL:-0}" != 1 ] &&
@@ -217,8 +238,11 @@ for c in $CONFIGS; do # the P >= 4 ones first: they take longest
     [ "${c%%:*}" -ge 8 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
 done
 for c in $CONFIGS; do
-    [ "${c%%:*}" -ge 4 ] && [ "${c%%:*}" -lt 8 ] &&
+    [ "${c%%:*}" -ge 5 ] && [ "${c%%:*}" -lt 8 ] &&
         TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
+done
+for c in $CONFIGS; do
+    [ "${c%%:*}" = 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
 done
 for c in $CONFIGS; do
     [ "${c%%:*}" -lt 4 ] && TASKS+=("run_one cfg.${c%%:*}.${c#*:} ${c%%:*} ${c#*:}")
@@ -259,7 +283,7 @@ echo "== mutants (must be rejected)"
 for m in $MUTANTS; do
     total=0 rejected=0 first="" broken="" detail=""
     for s in ${APPLIES[$m]}; do
-        for p in $(mutant_ps "$s"); do
+        for p in $(mutant_ps "$m" "$s"); do
             [ -f "$WORK/mut.$m.$p.$s.res" ] || continue
             read -r status states depth secs what <"$WORK/mut.$m.$p.$s.res"
             total=$((total + 1))

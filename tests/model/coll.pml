@@ -76,13 +76,40 @@ byte mo[P * P];             /* combine out: the rows back from expert rank d */
 #define MO(r, d) mo[(r) * P + (d)]
 #endif
 
+/* ---- the group's flag lines (src/coll/ll.h) --------------------------------
+ * Every rank has 2 x P flag cells: cell (q, src) is written by rank src
+ * only, with Set, and holds the epoch of src's last call of parity q that
+ * wrote it. The one-round path (ll.pml) and the binomial broadcast use
+ * them, and both take their epochs from one count per rank (the locals ep
+ * and pq of pld.pml). pld clears every flag on the host before the next
+ * launch; here each rank clears its own at kernel end instead, and the end
+ * of init asserts that they are still zero: every Set of the launch landed
+ * before its owner finished, so one clear between launches is enough. */
+#ifdef USE_FLAGS
+byte flag[P * 2 * P];
+#define FLAG(r, par, s) flag[((r) * 2 + (par)) * P + (s)]
+
+inline ll_kernel_end()
+{
+    for (i : 0 .. P - 1) {
+        if
+        :: i != me ->
+            FLAG(me, 0, i) = 0;
+            FLAG(me, 1, i) = 0
+        :: else -> skip
+        fi
+    }
+}
+#endif
+
 /* ---- the ordering guarantee G ----------------------------------------------
- * In the sequences with one-round calls (ll.pml), every call asserts at its
- * entry that every rank has entered the call before it: the rounds of the
- * two paths must keep that together, and the credit builtins that push
- * before their barrier rely on it. ent[r] is the last call rank r entered.
- * -DNOG leaves the assertion out, to see what a broken G breaks. */
-#if defined(USE_LL) && !defined(NOG)
+ * In the sequences with one-round calls (ll.pml) or binomial broadcasts,
+ * every call asserts at its entry that every rank has entered the call
+ * before it: the rounds of the two paths must keep that together, the
+ * credit builtins that push before their barrier rely on it, and so do the
+ * flags' epochs. ent[r] is the last call rank r entered. -DNOG leaves the
+ * assertion out, to see what a broken G breaks. */
+#if defined(USE_FLAGS) && !defined(NOG)
 byte ent[P];
 inline g_enter(k)
 {
@@ -204,6 +231,120 @@ inline do_bcast(k, root)
     :: else -> skip
     fi
 }
+
+#ifdef USE_BCAST_BINOMIAL
+/* ---- broadcast down a binomial tree (broadcast_binomial.c) -----------------
+ * Ranks relative to the root: v = (me - root) mod P. Rank v > 0 pulls the
+ * whole data from its parent v - 2^j (2^j the highest power of two <= v);
+ * rank v is the parent of v + 2^b for every power of two 2^b > v with
+ * v + 2^b < P. Round 1 (ready), then the call takes an epoch e as a
+ * one-round call does (the same count ep, parity pq = e mod 2, whatever
+ * ll_one_slot does: the library takes it in pld__ll_count_line); v > 0
+ * waits until its flag cell (pq, parent) >= e and pulls; then, farthest
+ * child first, it Sets e into its cell (pq, me) of each child (data before
+ * flag); round 2 (read done), epilogue 2. The wait also asserts what the
+ * library's comment claims: the cell holds exactly e, never a later
+ * call's epoch. Planted bugs: binomial_no_wait (src/coll/mutant.h: pull
+ * without the wait), and the model's own binomial_flag_first (Set
+ * the children's flags before the pull) and binomial_no_readdone (no
+ * round 2, epilogue 1). */
+#define VREL(r, root) (((r) + P - (root)) % P)   /* rank -> v */
+#define VABS(v, root) (((v) + (root)) % P)       /* v -> rank */
+#if P <= 2
+#define BSPAN 2                   /* the smallest power of two >= P */
+#elif P <= 4
+#define BSPAN 4
+#elif P <= 8
+#define BSPAN 8
+#else
+#define BSPAN 16
+#endif
+
+/* v > 0: wait my flag (pq, parent q) of this call, then pull the parent's
+ * data; a read step, then a write step */
+inline binomial_pull(k, root)
+{
+    if
+    :: VREL(me, root) > 0 ->
+#ifndef binomial_no_wait
+        atomic {                  /* wait my flag (pq, q) >= e: it is e */
+            (FLAG(me, pq, q) >= ep);
+            assert(FLAG(me, pq, q) == ep)
+        };
+#endif
+        assert(BC(q) == V(k, 1)); /* pull the parent's data ... */
+        BC(me) = V(k, 1)          /* ... into mine */
+    :: else -> skip
+    fi
+}
+
+/* my children v + 2^b, the farthest first: Set e into my cell (pq, me) of
+ * each child's flags (one step per child) */
+inline binomial_notify(root)
+{
+    j = BSPAN / 2;
+    do
+    :: j > VREL(me, root) ->
+        atomic {
+            if
+            :: VREL(me, root) + j < P -> FLAG(VABS(VREL(me, root) + j, root), pq, me) = ep
+            :: else -> skip
+            fi;
+            j = j / 2
+        }
+    :: else -> break
+    od;
+    j = 0
+}
+
+inline bcast_binomial(k, root)
+{
+    agree_publish(k);
+    first_round(k);               /* round 1, ready: the root staged, everyone is in */
+    d_step {                      /* take the epoch; my parent q (v > 0) */
+        ep = ep + 1;
+        pq = ep % 2;
+        q = me;
+        if
+        :: VREL(me, root) > 0 ->
+            j = 1;
+            do
+            :: j * 2 <= VREL(me, root) -> j = j * 2
+            :: else -> break
+            od;
+            q = VABS(VREL(me, root) - j, root);
+            j = 0
+        :: else -> skip
+        fi
+    };
+#ifdef binomial_flag_first
+    binomial_notify(root);        /* mutant: the flags before the pull */
+    binomial_pull(k, root);
+#else
+    binomial_pull(k, root);       /* data before flag */
+    binomial_notify(root);
+#endif
+    q = 0;
+#ifdef binomial_no_readdone
+    credit_epilogue(1)            /* mutant: no read-done round */
+#else
+    credit_barrier(2);            /* round 2, read done: nobody reads any data */
+    credit_epilogue(2)
+#endif
+}
+
+inline do_bcast_binomial(k, root)
+{
+    if
+    :: me == root -> BC(me) = V(k, 1)           /* the root stages */
+    :: else -> skip
+    fi;
+    bcast_binomial(k, root);
+    assert(BC(me) == V(k, 1));                   /* the result, read in place */
+    BC(me) = 0                                   /* every inner rank's data was
+                                                  * a pull source: all reusable now */
+}
+#endif
 #endif
 
 #ifdef USE_AG

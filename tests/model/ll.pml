@@ -16,7 +16,9 @@
  *   copy out / reduce from my own slots (pq, src) into the call's output.
  * Every rank sends to every peer, a flag without payload when it has
  * nothing for that peer (broadcast non-roots; barrier). At kernel end each
- * rank sets its own flags back to 0 (pld.pml).
+ * rank sets its own flags back to 0 (pld.pml). The flags, their clearing
+ * and the epoch count are shared with the binomial broadcast, so they are
+ * declared in coll.pml (FLAG, ll_kernel_end).
  *
  * The outputs are the same user windows as the credit builtins' (coll.pml),
  * written only by their owner here; the inputs are staged by the caller as
@@ -34,8 +36,6 @@
 
 byte box[P * 2 * P];
 #define BOX(r, par, s) box[((r) * 2 + (par)) * P + (s)]
-byte flag[P * 2 * P];
-#define FLAG(r, par, s) flag[((r) * 2 + (par)) * P + (s)]
 
 /* the next one-round call: its epoch and parity */
 inline ll_enter()
@@ -232,16 +232,3 @@ inline do_ll_allreduce(k)
     AR(me) = 0                    /* nobody reads it: reusable now */
 }
 #endif
-
-/* kernel end: every rank sets its own flags back to 0 */
-inline ll_kernel_end()
-{
-    for (i : 0 .. P - 1) {
-        if
-        :: i != me ->
-            FLAG(me, 0, i) = 0;
-            FLAG(me, 1, i) = 0
-        :: else -> skip
-        fi
-    }
-}

@@ -3,15 +3,18 @@
  * protocol of every builtin collective, as Promela for the spin model
  * checker.
  *
- * What is modelled. P ranks (P = 2, 3, or 4 for a few sequences) run the
- * same sequence of back-to-back builtin calls on ONE signal (seq.pml: 2 to
- * 4 calls, and two of 11 and 13). Each builtin follows its C implementation
- * step by step (src/coll/credit.c and the algorithm files; coll.pml), with
- * the agreement check's fingerprint exchange and the caller's staging,
- * result reads and window reuse around it: every notify, wait, put and get
- * is its own step, so spin explores every interleaving of the ranks. The
- * one-round path of the small builtins (src/coll/ll.c; ll.pml) runs in
- * sequences of its own, alone and mixed with credit calls on the signal.
+ * What is modelled. P ranks (P = 2, 3; 4, 5 or 8 for a few sequences) run
+ * the same sequence of back-to-back builtin calls on ONE signal (seq.pml: 2
+ * to 4 calls, and two of 11 and 13). Each builtin follows its C
+ * implementation step by step (src/coll/credit.c and the algorithm files;
+ * coll.pml), with the agreement check's fingerprint exchange and the
+ * caller's staging, result reads and window reuse around it: every notify,
+ * wait, put and get is its own step, so spin explores every interleaving
+ * of the ranks. The one-round path of the small builtins (src/coll/ll.c;
+ * ll.pml) runs in sequences of its own, alone and mixed with credit calls
+ * on the signal; so does the binomial-tree broadcast
+ * (src/coll/broadcast_binomial.c; coll.pml), which waits on the one-round
+ * path's flags.
  *
  * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
  * a wait is a blocking expression (cell >= g). Data is reduced to versions:
@@ -27,18 +30,21 @@
  *      of the right call -- the version assertions;
  *   2. no deadlock -- spin's end-state check: every rank finishes;
  *   3. every signal cell is zero once all ranks finished -- the assertion
- *      at the end of init; so is every one-round flag, which each rank
- *      clears at kernel end;
- *   4. with one-round calls in the sequence: the ordering guarantee -- when
- *      a rank enters call k, every rank has entered call k-1 (coll.pml).
+ *      at the end of init; so is every flag (one-round calls, binomial
+ *      broadcasts), which each rank clears at kernel end;
+ *   4. with one-round calls or binomial broadcasts in the sequence: the
+ *      ordering guarantee -- when a rank enters call k, every rank has
+ *      entered call k-1 (coll.pml).
  *
  * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
  * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
  * ring_drop_progress, a2av_count_first, combine_early, rsag_no_round2,
  * rsag_no_readdone; and three of the model's own: ring_no_done,
  * bcast_no_readdone (a dropped read-done round) and ring_skip_right_wait (a
- * wait the model proves redundant); and the one-round path's ll_one_slot,
- * ll_no_wait, ll_flag_before_data (ll.pml).
+ * wait the model proves redundant); the one-round path's ll_one_slot,
+ * ll_no_wait, ll_flag_before_data (ll.pml); and the binomial broadcast's
+ * binomial_no_wait, with two of the model's own, binomial_flag_first and
+ * binomial_no_readdone (coll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *
@@ -58,6 +64,10 @@
 #endif
 
 #include "seq.pml"
+/* the group's flag lines and the epoch count (coll.pml) */
+#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL)
+#define USE_FLAGS
+#endif
 #include "signal.pml"
 #include "coll.pml"
 #ifdef USE_LL
@@ -71,12 +81,12 @@ proctype rank(byte me)
     byte i, j, q, g;
     byte L = (me + P - 1) % P;    /* ring neighbours */
     byte R = (me + 1) % P;
-#ifdef USE_LL
-    byte ep, pq;                  /* one-round path: epoch, parity (ll.pml) */
+#ifdef USE_FLAGS
+    byte ep, pq;                  /* flags: epoch, parity (ll.pml, coll.pml) */
 #endif
 
     SEQUENCE;
-#ifdef USE_LL
+#ifdef USE_FLAGS
     ll_kernel_end();
 #endif
     ndone++
@@ -95,10 +105,10 @@ init
     for (n : 0 .. P * NCELL - 1) {
         assert(sig[n] == 0)
     }
-#ifdef USE_LL
+#ifdef USE_FLAGS
     ;
-    /* and so are the one-round flags: nobody wrote one after its owner
-     * cleared it at kernel end */
+    /* and so are the flags: nobody wrote one after its owner cleared it at
+     * kernel end (pld clears them before the next launch, later still) */
     for (n : 0 .. P * 2 * P - 1) {
         assert(flag[n] == 0)
     }

@@ -191,6 +191,34 @@
     do_ll_allgather_inplace(6); do_bcast(7, 0); do_ll_allreduce(8); do_allgather(9); do_ll_rs(10); \
     do_barrier(11)
 
+#elif defined(SEQ_bcb_a2a_bcb)
+/* binomial broadcast(root 0) -> all_to_all -> binomial broadcast(root P-1):
+ * two trees on one signal, a push between them; epochs 1 and 2 */
+#define USE_BCAST
+#define USE_BCAST_BINOMIAL
+#define USE_A2A
+#define SEQUENCE do_bcast_binomial(1, 0); do_a2a(2); do_bcast_binomial(3, P - 1)
+
+#elif defined(SEQ_bcb_llbc_bcb)
+/* binomial broadcast(root 0) -> one-round broadcast(root P-1) -> binomial
+ * broadcast(root 0): one epoch count and one set of flags for both paths
+ * (epochs 1, 2, 3: parities 1, 0, 1), so the second tree Sets the cells
+ * the first one did, over their epoch 1; and one data window for all three */
+#define USE_LL
+#define USE_BCAST
+#define USE_BCAST_BINOMIAL
+#define SEQUENCE do_bcast_binomial(1, 0); do_ll_bcast(2, P - 1); do_bcast_binomial(3, 0)
+
+#elif defined(SEQ_bcb_bc_ag)
+/* binomial broadcast(root 1) -> pull broadcast(root 0) -> allgather: the two
+ * credit broadcasts back to back on one data window (both forms only pull
+ * into the caller's own window, and every rank reads its result before the
+ * next call), then a push */
+#define USE_BCAST
+#define USE_BCAST_BINOMIAL
+#define USE_AG
+#define SEQUENCE do_bcast_binomial(1, 1); do_bcast(2, 0); do_allgather(3)
+
 #else
 #error "pick a sequence: -DSEQ_<name> (see seq.pml)"
 #endif
