@@ -4,7 +4,8 @@
 # schedule explorer on the mixed back-to-back program, and its failing seed
 # must replay: two reruns with that seed fail with the same message.
 # Prints the mutation table (seeds until the first failure, and how many of
-# the first N seeds fail, N = 20 unless --rate N) and OK.
+# the first N seeds fail, N = 20 unless --rate N; --rate 0 skips the count)
+# and OK.
 #   mutants.sh [--rate N] [--only NAME] PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
 # (the program's arguments default to -p a5sim -d 0-2 --iters 300)
 # --only runs one mutant: binomial_no_wait needs a rank whose tree parent is
@@ -57,12 +58,14 @@ for m in "${mutants[@]}"; do
     fi
     # how often: the first $rate seeds, every one run
     n=0
-    for s in $(seq 1 "$rate"); do
+    for s in $(seq 1 "$rate"); do # (none for --rate 0)
         PLD_MUTANT=$m PLD_SCHED=$s PLD_CHECK=race,signals "$prog" "${args[@]}" >/dev/null 2>&1 ||
             n=$((n + 1))
     done
     what=$(grep -o 'PLD_ERR_[A-Z]*' "$out.1" | head -1)
-    printf '%-20s %-12s %-14s %s\n' "$m" "$seed" "$n/$rate" "$what"
+    rated="$n/$rate"
+    [ "$rate" = 0 ] && rated=-
+    printf '%-20s %-12s %-14s %s\n' "$m" "$seed" "$rated" "$what"
 done
 [ $fail = 0 ] && echo OK
 exit $fail
