@@ -385,12 +385,15 @@ static void served_bytes(const proj_params *pp, bench_coll c, const proj_alg *a,
     out[PROJ_INTRA] = out[PROJ_INTER] = 0;
     if (c != BENCH_BROADCAST || a->one_round || p < 2)
         return;
-    for (int q = 0; q < p; q++) {
-        int reads = a->mode == BENCH_MODE_BINOMIAL ? bench_binomial_parent(p, q, root) == rank
-                                                   : rank == root && q != root;
-        if (reads && !same_node(pp, rank, q))
-            out[PROJ_INTER] += n;
+    if (a->mode == BENCH_MODE_BINOMIAL) { /* my children v + 2^k, 2^k > v */
+        int v = ((rank - root) % p + p) % p;
+        for (long b = 1; b < p; b <<= 1)
+            if (b > v && v + b < p && !same_node(pp, rank, (int)((v + b + root) % p)))
+                out[PROJ_INTER] += n;
+        return;
     }
+    if (rank == root) /* every non-root on another node */
+        out[PROJ_INTER] = (uint64_t)(p - node_size(pp, p, rank)) * n;
 }
 
 /* One rank's share of the prediction: its messages and bytes, and their
