@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check/agree.h"
+#include "coll/coll_util.h"
 #include "core/team.h"
 
 /* A slot: one cache line with the call's number and a hash of its
@@ -175,7 +176,7 @@ static const char *win_name(pld_world *w, int32_t id)
 static const char *mode_name(int32_t kind, int32_t m)
 {
     if (kind == PLD__K_BROADCAST)
-        return m == PLD_BCAST_AUTO ? "auto" : m == PLD_BCAST_PULL ? "pull" : "binomial";
+        return pld__broadcast_mode_name(m);
     return m == PLD_MESH    ? "mesh"
            : m == PLD_RING  ? "ring"
            : m == PLD_AUTO  ? "auto"

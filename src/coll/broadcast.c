@@ -74,8 +74,9 @@ void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int ro
     pld__fp_window(&fp, data);
     fp.wire.root = root;
     fp.wire.mode = (int32_t)mode;
-    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d%s", data.buf->name, signal.buf->name,
-                    root, pld__broadcast_mode_suffix(mode));
+    pld__coll_enter(c, api, signal, &fp, "%s, %s, root=%d%s%s", data.buf->name, signal.buf->name,
+                    root, mode == PLD_BCAST_AUTO ? "" : ", ",
+                    mode == PLD_BCAST_AUTO ? "" : pld__broadcast_mode_name(mode));
     if (PLD__MUTANT(rooted_bcast)) {
         broadcast_rooted(c, api, data, signal, root);
         pld__coll_leave(c, signal);
@@ -105,7 +106,10 @@ void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int ro
     pld__coll_leave(c, signal);
 }
 
-const char *pld__broadcast_mode_suffix(pld_broadcast_mode mode)
+const char *pld__broadcast_mode_name(int32_t mode)
 {
-    return mode == PLD_BCAST_PULL ? ", pull" : mode == PLD_BCAST_BINOMIAL ? ", binomial" : "";
+    return mode == PLD_BCAST_AUTO       ? "auto"
+           : mode == PLD_BCAST_PULL     ? "pull"
+           : mode == PLD_BCAST_BINOMIAL ? "binomial"
+                                        : "?";
 }

@@ -89,9 +89,10 @@ void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dte
 int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data);
 
 /* The broadcast down a binomial tree (broadcast_binomial.c), after
- * pld__coll_enter; and ", pull" / ", binomial" / "" for the listing. */
+ * pld__coll_enter; and "auto" / "pull" / "binomial" ("?" for any other
+ * value), the names the listing and the agreement check use. */
 void pld__broadcast_binomial(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                              int root);
-const char *pld__broadcast_mode_suffix(pld_broadcast_mode mode);
+const char *pld__broadcast_mode_name(int32_t mode);
 
 #endif
