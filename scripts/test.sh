@@ -10,7 +10,7 @@ jobs=$(nproc)
 run() { # build-dir sanitizer [extra ctest args]
     local dir=$1 san=$2
     shift 2
-    echo "== build $dir (sanitizer: ${san:-none})"
+    echo "== build $dir (sanitizer: ${san:-none}) at ${SECONDS} s"
     cmake -S . -B "$dir" -DPLD_SANITIZE="$san" -DPLD_BUILD_TESTS=ON -DPLD_BUILD_EXAMPLES=ON \
         -DPLD_REQUIRE_PYTHON_TESTS=ON \
         ${PLD_CMAKE_EXTRA:-} >/dev/null
@@ -20,11 +20,13 @@ run() { # build-dir sanitizer [extra ctest args]
     export PLD_TUNE_FILE="$PWD/$dir/tune.txt"
     "$dir/pld" tune >/dev/null
     # a sleeping rank must not be mistaken for a hang: generous per-test timeouts
+    echo "== test $dir at ${SECONDS} s"
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" --timeout 300 "$@"
 }
 run build ""
 # libFuzzer over the public API for 60 s (its own clang build, build-fuzz;
 # the saved reproducers of tests/fuzz/crashes replayed first)
+echo "== fuzz at ${SECONDS} s"
 bash tests/fuzz/run.sh 60
 # The long schedule-explorer runs (thousands of seeds) are the release
 # build's; the sanitizer builds explore the tutorial steps only. The
@@ -45,3 +47,4 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 run build-tsan thread -LE "
 # and say clearly that the mpi transport is not there.
 PLD_CMAKE_EXTRA=-DPLD_WITH_MPI=OFF run build-nompi "" \
     -R "unit.test_world|tools.usage_check|readme|examples.04_barrier"
+echo "== done in ${SECONDS} s"
