@@ -88,6 +88,25 @@ PLD_API void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal
 /** Allgather (push): local [1,S] (plain tensor, not inside target), target
  * [P,S]: row s of target = rank s's local, on every rank. */
 PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
+/** The algorithm of pld_allgather_with. */
+typedef enum pld_allgather_mode {
+    PLD_AG_AUTO = 0,    /**< what pld_allgather does: one round through pld's own
+                            inboxes when a row fits pld_world_ll_bytes, else
+                            PLD_AG_PUSH */
+    PLD_AG_PUSH = 1,    /**< every rank puts its row into every rank's target, then
+                            one credit round: P-1 puts per rank */
+    PLD_AG_DOUBLING = 2 /**< recursive doubling: in step k a rank forwards the 2^k
+                            rows it holds to rank - 2^k and receives as many from
+                            rank + 2^k (any P: ceil(log2 P) steps, the last one
+                            partial), then one credit round; the same bytes as the
+                            push in ceil(log2 P) puts per rank instead of P-1 */
+} pld_allgather_mode;
+/** pld_allgather with a chosen algorithm (signal [P,1]). Every rank must
+ * pass the same mode (checked, as the other arguments). The byte counters
+ * of PLD_AG_PUSH and PLD_AG_DOUBLING are the same: P-1 rows to peers and
+ * 1 row to itself. */
+PLD_API void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target,
+                                pld_dtensor signal, pld_allgather_mode mode);
 /** In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
  * row `me` of target; the self copy is skipped. */
 PLD_API void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);

@@ -78,6 +78,10 @@ PLD_API pld_status pld_ffi_broadcast_with(pld_ctx *c, const pld_dtensor *data,
 /** pld_allgather. */
 PLD_API pld_status pld_ffi_allgather(pld_ctx *c, const pld_tensor *local, const pld_dtensor *target,
                                      const pld_dtensor *signal);
+/** pld_allgather_with. */
+PLD_API pld_status pld_ffi_allgather_with(pld_ctx *c, const pld_tensor *local,
+                                          const pld_dtensor *target, const pld_dtensor *signal,
+                                          pld_allgather_mode mode);
 /** pld_allgather_inplace. */
 PLD_API pld_status pld_ffi_allgather_inplace(pld_ctx *c, const pld_dtensor *target,
                                              const pld_dtensor *signal);

@@ -31,6 +31,12 @@ class BroadcastMode(enum.IntEnum):
     Binomial = 2
 
 
+class AllgatherMode(enum.IntEnum):
+    Auto = 0
+    Push = 1
+    Doubling = 2
+
+
 def _enum(kind, value, api):
     if isinstance(value, str):
         names = {m.name.lower(): m for m in kind}
@@ -66,9 +72,17 @@ def broadcast(data, signal, root=0, mode=BroadcastMode.Auto):
     return data
 
 
-def allgather(local_data, target, signal):
-    """local_data: my plain [1, N] (or [N]) tensor; target [P, N] window."""
+def allgather(local_data, target, signal, mode=AllgatherMode.Auto):
+    """local_data: my plain [1, N] (or [N]) tensor; target [P, N] window;
+    mode: AllgatherMode or "auto", "push", "doubling" (pld_allgather_with)."""
     c = k.current()
+    if mode is not AllgatherMode.Auto:
+        api = "pld.tensor.allgather"
+        k.check(c.calls.pld_ffi_allgather_with(
+            c.ptr, k.ctensor(c, api, "local_data", local_data, "input"),
+            k.win(api, "target", target), k.win(api, "signal", signal),
+            _enum(AllgatherMode, mode, api)), c)
+        return target
     hit = c.tensors.get(id(local_data))  # the common case first: a tensor seen before
     if (hit is None or hit[0] is not local_data or type(target) is not DistributedTensor or
             type(signal) is not DistributedTensor):

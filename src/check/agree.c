@@ -177,6 +177,8 @@ static const char *mode_name(int32_t kind, int32_t m)
 {
     if (kind == PLD__K_BROADCAST)
         return pld__broadcast_mode_name(m);
+    if (kind == PLD__K_ALLGATHER)
+        return pld__allgather_mode_name(m);
     return m == PLD_MESH    ? "mesh"
            : m == PLD_RING  ? "ring"
            : m == PLD_AUTO  ? "auto"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Allgather, push form.
+/* Allgather, push form (PLD_AG_PUSH, and PLD_AG_AUTO above the one-round
+ * size); recursive doubling is allgather_doubling.c.
  *
  * local [1,S] on every rank, target window [P,S]: afterwards row s of target
  * holds rank s's local on every rank.
@@ -25,10 +26,19 @@ static int64_t check_target(pld_ctx *c, const char *api, pld_dtensor target)
 
 void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal)
 {
+    pld_allgather_with(c, local, target, signal, PLD_AG_AUTO);
+}
+
+void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal,
+                        pld_allgather_mode mode)
+{
     PLD__CTX_CHECK(c, "pld_allgather");
     static const char api[] = "pld_allgather";
     pld__check_live(c);
     int64_t s = check_target(c, api, target);
+    if (mode != PLD_AG_AUTO && mode != PLD_AG_PUSH && mode != PLD_AG_DOUBLING)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "mode %d is not a pld_allgather_mode (Auto=0, Push=1, Doubling=2)", (int)mode);
     pld__check_tensor(c, api, "local", local);
     pld__coll_check_signal(c, api, signal, 1);
     if (local.dtype != target.dtype)
@@ -50,11 +60,20 @@ void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor
     pld__fp_init(&fp, PLD__K_ALLGATHER, api, signal);
     pld__fp_window(&fp, target);
     pld__fp_tensor(&fp, local, 0);
-    pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
+    fp.wire.mode = (int32_t)mode;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s%s%s", target.buf->name, signal.buf->name,
+                    mode == PLD_AG_AUTO ? "" : ", ",
+                    mode == PLD_AG_AUTO ? "" : pld__allgather_mode_name(mode));
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
+    if (mode == PLD_AG_DOUBLING) {
+        pld__allgather_doubling(c, api, t2, l2, 0, signal);
+        pld__coll_leave(c, signal);
+        return;
+    }
     int late = PLD__MUTANT(push_after_barrier);
-    if (!late && pld__ll_allgather(c, api, t2, l2, 0)) { /* small: one round (ll.h) */
+    if (!late && mode == PLD_AG_AUTO &&
+        pld__ll_allgather(c, api, t2, l2, 0)) { /* small: one round (ll.h) */
         pld__coll_leave(c, signal);
         return;
     }
@@ -94,4 +113,12 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
+}
+
+const char *pld__allgather_mode_name(int32_t mode)
+{
+    return mode == PLD_AG_AUTO       ? "auto"
+           : mode == PLD_AG_PUSH     ? "push"
+           : mode == PLD_AG_DOUBLING ? "doubling"
+                                     : "?";
 }

@@ -26,6 +26,12 @@
  *   moe_combine_no_done moe combine: returns without the read-done round
  *   binomial_no_wait    binomial broadcast: a rank pulls from its parent
  *                       without waiting for the parent's flag
+ *   doubling_no_wait    doubling allgather: the first step's flag is not
+ *                       waited for, so the second step may forward a row
+ *                       that has not arrived
+ *   doubling_flag_first doubling allgather: each step's flag is Set before
+ *                       its rows are put
+ *   doubling_no_done    doubling allgather: returns without the done round
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

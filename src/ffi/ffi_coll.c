@@ -25,6 +25,12 @@ pld_status pld_ffi_allgather(pld_ctx *c, const pld_tensor *local, const pld_dten
     PLD__FFI_RUN(c, pld_allgather(c, *local, *target, *signal));
 }
 
+pld_status pld_ffi_allgather_with(pld_ctx *c, const pld_tensor *local, const pld_dtensor *target,
+                                  const pld_dtensor *signal, pld_allgather_mode mode)
+{
+    PLD__FFI_RUN(c, pld_allgather_with(c, *local, *target, *signal, mode));
+}
+
 pld_status pld_ffi_allgather_inplace(pld_ctx *c, const pld_dtensor *target,
                                      const pld_dtensor *signal)
 {

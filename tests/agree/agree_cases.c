@@ -65,6 +65,7 @@ enum sub {
     SUB_OP,
     SUB_MODE,
     SUB_BCAST_MODE,
+    SUB_AG_MODE,
     SUB_ROOT,
     SUB_M,
     SUB_CORES_ALLREDUCE,
@@ -144,6 +145,9 @@ static void mismatch_kernel(pld_ctx *c, void *p)
         break;
     case SUB_BCAST_MODE:
         pld_broadcast_with(c, a->data, a->sig, 0, odd ? PLD_BCAST_BINOMIAL : PLD_BCAST_PULL);
+        break;
+    case SUB_AG_MODE: /* the doubling rank waits for a flag nobody sends */
+        pld_allgather_with(c, loc, a->gather, a->sig, odd ? PLD_AG_DOUBLING : PLD_AG_PUSH);
         break;
     case SUB_ROOT:
         pld_broadcast(c, a->data, a->sig, odd ? 1 : 0);
@@ -490,6 +494,8 @@ static const expect mismatches[] = {
     {"mode/allreduce", SUB_MODE, "pld_allreduce", "pld_allreduce", "mode", "ring", "mesh", NULL, 0,
      0},
     {"mode/broadcast", SUB_BCAST_MODE, "pld_broadcast", "pld_broadcast", "mode", "binomial", "pull",
+     NULL, 0, 0},
+    {"mode/allgather", SUB_AG_MODE, "pld_allgather", "pld_allgather", "mode", "doubling", "push",
      NULL, 0, 0},
     {"root/broadcast", SUB_ROOT, "pld_broadcast", "pld_broadcast", "root", "1", "0", NULL, 0, 0},
     {"m/all_to_all_v", SUB_M, "pld_all_to_all_v", "pld_all_to_all_v", "M =", "2", "4",

@@ -447,6 +447,10 @@ static void bad_kernel(pld_ctx *c, void *arg)
     case 5: /* broadcast mode that is none */
         pld_broadcast_with(c, f->data, f->sig, 0, (pld_broadcast_mode)7);
         break;
+    case 6: /* allgather mode that is none */
+        pld_allgather_with(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, 64)), f->tgt, f->sig,
+                           (pld_allgather_mode)-1);
+        break;
     }
 }
 
@@ -477,6 +481,10 @@ Test(coll_errors, ring_signal_too_small)
 Test(coll_errors, allgather_local_size)
 {
     expect_bad(3, PLD_ERR_ARG, "63 elements");
+}
+Test(coll_errors, allgather_mode)
+{
+    expect_bad(6, PLD_ERR_ARG, "pld_allgather: mode -1 is not a pld_allgather_mode");
 }
 Test(coll_errors, broadcast_mode)
 {

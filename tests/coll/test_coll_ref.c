@@ -42,6 +42,7 @@ typedef struct rcase {
     int64_t m;                /* all_to_all_v: rows per block */
     int root;                 /* broadcast */
     pld_broadcast_mode bmode; /* broadcast: auto (0), or forced */
+    pld_allgather_mode gmode; /* allgather out of place: auto (0), or forced */
     int salt;                 /* distinguishes the calls of one world */
     int counts2d;             /* all_to_all_v: send_counts [P,1] instead of [P] */
     pld_dtensor data, tgt, sig, ring, rc;
@@ -115,21 +116,26 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace)
     if (inplace)
         pld_allgather_inplace(c, a->tgt, a->sig);
     else
-        pld_allgather(c, pld_tensor_make(in, a->dt, 2, PLD_IDX(1, a->s)), a->tgt, a->sig);
+        pld_allgather_with(c, pld_tensor_make(in, a->dt, 2, PLD_IDX(1, a->s)), a->tgt, a->sig,
+                           a->gmode);
     char what[96];
     for (int r = 0; r < p; r++) {
-        snprintf(what, sizeof what, "%s target row %d", inplace ? "allgather_inplace" : "allgather",
-                 r);
+        snprintf(what, sizeof what, "%s%s target row %d",
+                 inplace ? "allgather_inplace" : "allgather",
+                 a->gmode == PLD_AG_DOUBLING ? " doubling" : "", r);
         cu_kcheck_bytes(c, what, t + (size_t)r * row, row, cu_tag(r, CU_ALL, a->salt), 0);
     }
 }
 
 /* " ring", " mesh", " rs_ag" for an allreduce case, " binomial" for a
- * broadcast down the tree, "" for the others */
+ * broadcast down the tree, " doubling" for that allgather, "" for the
+ * others */
 static const char *ar_mode_name(const rcase *a)
 {
     if (a->kind == K_BCAST)
         return a->bmode == PLD_BCAST_BINOMIAL ? " binomial" : "";
+    if (a->kind == K_AG)
+        return a->gmode == PLD_AG_DOUBLING ? " doubling" : "";
     if (a->kind != K_AR)
         return "";
     return a->mode == PLD_RING ? " ring" : a->mode == PLD_RS_AG ? " rs_ag" : " mesh";
@@ -365,6 +371,7 @@ static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total)
             run(&rw, b);
             int64_t s = one_or_ragged(ragged, total, p, dt);
             run(&rw, (rcase){.kind = K_AG, .dt = dt, .s = s});
+            run(&rw, (rcase){.kind = K_AG, .dt = dt, .s = s, .gmode = PLD_AG_DOUBLING});
             run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = dt, .s = s});
             run(&rw, (rcase){.kind = K_A2A, .dt = dt, .s = s});
             int64_t m = ragged ? 5 : 1;
@@ -429,6 +436,21 @@ Test(ref_movement, p8, .timeout = 60)
 }
 /* P = 8 with rows of ~400 KB: pieces below 1 MiB that stream because 8 x 8
  * of them would not fit half the L3 (transport/shm/copy.h); odd sizes. */
+/* Recursive doubling where its last step is partial (P not a power of
+ * two), so rows wrap past the last rank, ragged and streamed. */
+Test(ref_movement, doubling_partial_steps, .timeout = 120)
+{
+    const pld_dtype dts[] = {PLD_INT8, PLD_FP32, PLD_INT64};
+    for (int p = 5; p <= 7; p++) {
+        rworld rw;
+        rw_open(&rw, p);
+        for (size_t k = 0; k < COUNT(dts); k++)
+            for (int64_t s = 1; s <= 4099; s += 2049)
+                run(&rw, (rcase){.kind = K_AG, .dt = dts[k], .s = s, .gmode = PLD_AG_DOUBLING});
+        rw_close(&rw);
+    }
+}
+
 Test(ref_movement, p8_streamed_rows, .timeout = 120)
 {
     static const pld_dtype one[] = {PLD_INT8};
@@ -513,6 +535,10 @@ static void big(int p)
     /* data movement: the whole window is 64 MiB */
     run(&rw, (rcase){.kind = K_BCAST, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4), .root = p - 1});
     run(&rw, (rcase){.kind = K_AG, .dt = PLD_INT8, .s = (int64_t)(MIB64 / (size_t)p)});
+    run(&rw, (rcase){.kind = K_AG,
+                     .dt = PLD_FP32,
+                     .s = (int64_t)(MIB64 / 4 / (size_t)p),
+                     .gmode = PLD_AG_DOUBLING});
     run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = PLD_INT64, .s = (int64_t)(MIB64 / 8 / (size_t)p)});
     run(&rw, (rcase){.kind = K_A2A, .dt = PLD_FP32, .s = (int64_t)(MIB64 / 4 / (size_t)p)});
     /* rows above 2 MiB go out in 1 MiB pieces: a ragged last piece */

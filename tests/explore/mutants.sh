@@ -6,10 +6,11 @@
 # Prints the mutation table (seeds until the first failure, and how many of
 # the first N seeds fail, N = 20 unless --rate N; --rate 0 skips the count)
 # and OK.
-#   mutants.sh [--rate N] [--only NAME] PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
+#   mutants.sh [--rate N] [--only NAME[,NAME...]] PLD_TOOL MIXED_REUSE_MUTANTS [PROGRAM ARGS...]
 # (the program's arguments default to -p a5sim -d 0-2 --iters 300)
-# --only runs one mutant: binomial_no_wait needs a rank whose tree parent is
-# not the root, four ranks or more, so it runs apart from the P = 3 table.
+# --only runs the named mutants: the log-depth algorithms' bugs need more
+# ranks than the P = 3 table has (binomial_no_wait a rank whose tree parent
+# is not the root, four ranks or more), so they run apart.
 set -uo pipefail
 rate=20
 only=
@@ -26,7 +27,7 @@ mutants=(rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          ll_one_slot ll_no_wait ll_flag_before_data rsag_no_round2 rsag_no_readdone
          moe_recv_early moe_combine_no_done)
-[ -n "$only" ] && mutants=("$only")
+[ -n "$only" ] && IFS=, read -r -a mutants <<<"$only"
 fail=0
 out=$(mktemp)
 trap 'rm -f "$out" "$out".1 "$out".2' EXIT

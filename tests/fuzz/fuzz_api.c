@@ -736,11 +736,15 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
             pld_broadcast_with(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2],
                                (pld_broadcast_mode)(o.e[1] - 1));
         break;
-    case K_ALLGATHER:
+    case K_ALLGATHER: /* e[1] odd: in place; else e[2] = 0: pld_allgather, or mode
+                       * e[2] - 1 (invalid ones too) */
         if (o.e[1] & 1)
             pld_allgather_inplace(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]));
-        else
+        else if (o.e[2] == 0)
             pld_allgather(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
+        else
+            pld_allgather_with(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]),
+                               (pld_allgather_mode)(o.e[2] - 1));
         break;
     case K_REDUCE_SCATTER:
         pld_reduce_scatter(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0]);

@@ -163,6 +163,8 @@ def seeds():
     s.view(1, FP32, [P * 2, 4], 3)
     s.launch([kop(P, 'all_to_all', views=(1, 0), ts=[tspec(P, FP32, [P, 8])]),
               kop(P, 'allgather', views=(1, 0), ts=[tspec(P, FP32, [1, 8])]),
+              kop(P, 'allgather', views=(1, 0), ts=[tspec(P, FP32, [1, 8])],
+                  e=(0, 0, 3, 2)),  # recursive doubling
               kop(P, 'barrier', views=(0, 0)),
               kop(P, 'all_to_all_v', views=(3, 0, 2),
                   ts=[tspec(P, FP32, [P * 2, 4]), tspec(P, INT32, [P], off=4096)])])

@@ -78,8 +78,9 @@ def test_broadcast(make_world, transport, root, mode):
 # ---- allgather -----------------------------------------------------------
 
 
-def test_allgather(make_world, transport):
-    P, N = 4, 32
+@pytest.mark.parametrize("mode", ["auto", "doubling", pld.AllgatherMode.Push])
+def test_allgather(make_world, transport, mode):
+    P, N = 5, 32
     w = make_world(devices(P), transport)
     x = w.tensor([1, N], "fp32")
     target = w.window([P, N], "fp32", "target")
@@ -90,7 +91,7 @@ def test_allgather(make_world, transport):
         x.view(r)[0] = rows[r]
 
     def kernel(x, target, sig):
-        out = pld.tensor.allgather(x, target, sig)
+        out = pld.tensor.allgather(x, target, sig, mode=mode)
         assert out is target
 
     w.launch(kernel, x, target, sig)

@@ -13,7 +13,10 @@
  *   - the [P,1]-signal allreduce takes its algorithms in turn (mesh, the
  *     two-phase rs_ag, auto -- one round when small), the ring has its own
  *     kind; so does the broadcast (auto, the binomial tree, the pull form),
- *     and every rank scribbles over its copy once the call returns;
+ *     and every rank scribbles over its copy once the call returns; and
+ *     the allgather out of place (auto, recursive doubling, the push),
+ *     every fourth one right after an unread doubling allgather into the
+ *     same target;
  *   - one INT32 signal buffer serves every single-core call: a [P,1] view
  *     for the credit-barrier builtins and a [2(P-1),P] view of the same
  *     buffer for the allreduce ring. A second buffer, seen as [P,2], serves
@@ -865,13 +868,26 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
     case K_AG_INPLACE: {
         int v = (int)draw(rng, 2);
         pld_dtensor tgt = h->kind == K_AG ? a->ag[v] : a->agi[v];
-        describe(h, tgt, "");
+        /* out of place, the algorithms take turns by call number (no draw:
+         * the seeded stream stays what it was) */
+        static const pld_allgather_mode agmodes[3] = {PLD_AG_AUTO, PLD_AG_DOUBLING, PLD_AG_PUSH};
+        static const char *const agmode_name[3] = {"auto", "doubling", "push"};
+        int am = call % 3;
+        describe(h, tgt, h->kind == K_AG ? agmode_name[am] : "");
         size_t row = (size_t)tgt.shape[1] * pld_dtype_size(tgt.dtype);
         unsigned char *rows = pld_local(c, tgt).data;
         if (h->kind == K_AG) {
+            pld_tensor in = pld_tensor_make(s->ag_local, tgt.dtype, 2, PLD_IDX(1, tgt.shape[1]));
+            if (call % 4 == 3) {
+                /* every fourth: a doubling allgather into the same target
+                 * first, its result not read (the next call writes that
+                 * window: a peer may already be writing it), so the call
+                 * below may push into rows a slow rank is still forwarding */
+                fill_bytes(s->ag_local, row, tag_of(seed, me, -2, call));
+                pld_allgather_with(c, in, tgt, a->sig, PLD_AG_DOUBLING);
+            }
             fill_bytes(s->ag_local, row, tag_of(seed, me, -1, call));
-            pld_allgather(c, pld_tensor_make(s->ag_local, tgt.dtype, 2, PLD_IDX(1, tgt.shape[1])),
-                          tgt, a->sig);
+            pld_allgather_with(c, in, tgt, a->sig, agmodes[am]);
             scribble(s->ag_local, row, seed, call, me);
         } else {
             fill_bytes(rows + (size_t)me * row, row, tag_of(seed, me, -1, call));

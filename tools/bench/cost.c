@@ -10,7 +10,7 @@ static const char *const mode_names[BENCH_NMODE] = {
     [BENCH_MODE_INPLACE] = "inplace",   [BENCH_MODE_PULL] = "pull",
     [BENCH_MODE_MESH] = "mesh",         [BENCH_MODE_RING] = "ring",
     [BENCH_MODE_AUTO] = "auto",         [BENCH_MODE_RS_AG] = "rs_ag",
-    [BENCH_MODE_BINOMIAL] = "binomial",
+    [BENCH_MODE_BINOMIAL] = "binomial", [BENCH_MODE_DOUBLING] = "doubling",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -34,6 +34,7 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
     case BENCH_ALLGATHER:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH
                : m == BENCH_MODE_INPLACE                       ? BENCH_MODE_INPLACE
+               : m == BENCH_MODE_DOUBLING                      ? BENCH_MODE_DOUBLING
                                                                : BENCH_NMODE;
     case BENCH_ALL_TO_ALL:
     case BENCH_ALL_TO_ALL_V:
@@ -61,7 +62,7 @@ const char *bench_mode_choices(bench_coll c)
 {
     switch (c) {
     case BENCH_ALLGATHER:
-        return "push|inplace";
+        return "push|inplace|doubling";
     case BENCH_ALL_TO_ALL:
     case BENCH_ALL_TO_ALL_V:
         return "push";
@@ -101,7 +102,9 @@ int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, siz
 {
     uint64_t row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
     switch (c) {
-    case BENCH_ALLGATHER:
+    case BENCH_ALLGATHER: /* recursive doubling never takes the one-round path */
+        *per_peer = row;
+        return mode != BENCH_MODE_DOUBLING;
     case BENCH_ALL_TO_ALL:
     case BENCH_REDUCE_SCATTER:
         *per_peer = row;
@@ -309,6 +312,10 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
             k->notifies += (uint64_t)bench_binomial_children(p, rank, root);
             k->waits += rank != root; /* and the parent's */
         }
+        if (c == BENCH_ALLGATHER && mode == BENCH_MODE_DOUBLING) { /* a flag per step */
+            k->notifies += (uint64_t)bench_binomial_depth(p);
+            k->waits += (uint64_t)bench_binomial_depth(p);
+        }
     }
 }
 
@@ -362,7 +369,10 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                    : "pull: N from the root on every non-root, 0 on the root; 2 full rounds";
     case BENCH_ALLGATHER:
         return mode == BENCH_MODE_INPLACE ? "(P-1)/P*N to peers, no self copy; 1 round"
-                                          : "(P-1)/P*N to peers, N/P self; 1 round";
+               : mode == BENCH_MODE_DOUBLING
+                   ? "doubling: (P-1)/P*N to peers in ceil(log2 P) puts, N/P self; a chain of "
+                     "ceil(log2 P) flags, then 1 round"
+                   : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL:
         return "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL_V:

@@ -22,6 +22,7 @@ typedef enum bench_mode {
     BENCH_MODE_AUTO,    /* allreduce: one round when small, else the cost model's pick (PLD_AUTO) */
     BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
     BENCH_MODE_BINOMIAL, /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
+    BENCH_MODE_DOUBLING, /* allgather: recursive doubling (PLD_AG_DOUBLING) */
     BENCH_NMODE
 } bench_mode;
 
@@ -57,7 +58,8 @@ typedef struct bench_card {
  * synchronisation form of its group (pld_world_sync for this rank): rounds
  * x the form's per-round counts, plus its epilogue; the one-round path's
  * P-1 flags; the binomial broadcast's flags to its children and from its
- * parent; the ring's own protocol is not counted (BENCH_CARD_UNCOUNTED). */
+ * parent; the doubling allgather's flag per step, sent and waited for;
+ * the ring's own protocol is not counted (BENCH_CARD_UNCOUNTED). */
 void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, int one_round,
                      const pld_sync_info *si, bench_card *k);
 /* The binomial broadcast's tree (src/coll/broadcast_binomial.c): the

@@ -35,7 +35,8 @@ static int usage(FILE *out)
             "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
-            "      --mode M        allgather push|inplace, allreduce auto|mesh|ring|rs_ag,\n"
+            "      --mode M        allgather push|inplace|doubling, allreduce\n"
+            "                      auto|mesh|ring|rs_ag,\n"
             "                      broadcast pull|binomial\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
@@ -212,7 +213,7 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
 
 /* ---- --predict --params FILE: the projection, without a world ----------- */
 
-#define PROJ_ALGS 4
+#define PROJ_ALGS 5
 #define PROJ_ROWS (PROJ_ALGS * 3)
 
 /* The algorithms pld has for the collective, each on its credit rounds and
@@ -226,9 +227,10 @@ static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
     case BENCH_ALLGATHER:
         a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
         a[1] = (proj_alg){"inplace", BENCH_MODE_INPLACE, 0};
-        a[2] = (proj_alg){"push/one_round", BENCH_MODE_PUSH, 1};
-        a[3] = (proj_alg){"inplace/one_round", BENCH_MODE_INPLACE, 1};
-        return 4;
+        a[2] = (proj_alg){"doubling", BENCH_MODE_DOUBLING, 0};
+        a[3] = (proj_alg){"push/one_round", BENCH_MODE_PUSH, 1};
+        a[4] = (proj_alg){"inplace/one_round", BENCH_MODE_INPLACE, 1};
+        return 5;
     case BENCH_BROADCAST:
         a[0] = (proj_alg){"pull", BENCH_MODE_PULL, 0};
         a[1] = (proj_alg){"binomial", BENCH_MODE_BINOMIAL, 0};
@@ -328,7 +330,7 @@ static void proj_header(const char *path, const proj_params *pp, bench_coll c, i
     printf("# predicted_us = (rounds x hops + chain) x alpha + f x (messages x overhead + "
            "intra_B x beta_within + inter_B x beta_between), messages and bytes of the busiest "
            "rank (bytes it receives, or that peers read from it where more; chain: the binomial "
-           "tree's depth); projections, not measurements\n");
+           "tree's depth, the doubling allgather's steps); projections, not measurements\n");
 }
 
 static void proj_table(const proj_row *rows, int n)

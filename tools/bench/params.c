@@ -332,6 +332,14 @@ static uint64_t peer_transfers(bench_coll c, const proj_alg *a, int p, int rank,
         return 0;
     case BENCH_BROADCAST:
         return rank == root ? 0 : 1;
+    case BENCH_ALLGATHER:
+        if (a->mode == BENCH_MODE_DOUBLING) { /* a put per step, two where rows wrap */
+            uint64_t n = 0;
+            for (long h = 1; h < p; h *= 2)
+                n += 1 + (rank + (h < p - h ? h : p - h) > p);
+            return n;
+        }
+        return peers;
     case BENCH_ALLREDUCE:
         if (a->mode == BENCH_MODE_RING)
             return (uint64_t)k->rounds;    /* one pull from the left neighbour per step */
@@ -368,6 +376,13 @@ static uint64_t inter_bytes(const proj_params *pp, bench_coll c, const proj_alg 
         return same_node(pp, rank, root) ? 0 : peer_bytes;
     if (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RING) /* from the left neighbour */
         return same_node(pp, rank, (rank + p - 1) % p) ? 0 : peer_bytes;
+    if (c == BENCH_ALLGATHER && a->mode == BENCH_MODE_DOUBLING) { /* step k: to rank - 2^k */
+        uint64_t rows = 0;
+        for (long h = 1; h < p; h *= 2)
+            if (!same_node(pp, rank, (int)((rank - h + p) % p)))
+                rows += (uint64_t)(h < p - h ? h : p - h);
+        return peer_bytes / (uint64_t)(p - 1) * rows;
+    }
     uint64_t away = (uint64_t)(p - node_size(pp, p, rank)); /* peers on other nodes */
     return (uint64_t)((double)peer_bytes * (double)away / (double)(p - 1) + 0.5);
 }
@@ -450,8 +465,10 @@ void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sy
                    ? (double)pp->ranks_per_node / pp->cpus_per_node
                    : 1.0;
     int level = nodes_of(pp, p) > 1 ? PROJ_INTER : PROJ_INTRA;
-    /* the binomial broadcast's flags pass down the tree one level at a time */
-    if (c == BENCH_BROADCAST && a->mode == BENCH_MODE_BINOMIAL && !a->one_round)
+    /* the binomial broadcast's flags pass down the tree one level at a time,
+     * the doubling allgather's from step to step */
+    if ((c == BENCH_BROADCAST && a->mode == BENCH_MODE_BINOMIAL && !a->one_round) ||
+        (c == BENCH_ALLGATHER && a->mode == BENCH_MODE_DOUBLING))
         busiest.chain = bench_binomial_depth(p);
     busiest.us = (busiest.rounds * busiest.hops + busiest.chain) * pp->alpha_us[level] + f * worst;
     *out = busiest;
