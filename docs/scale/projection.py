@@ -31,7 +31,7 @@ CASES = [  # title, pld cost arguments
 ]
 P_MIN, P_MAX, POINTS, DENSE = 8, 10000, 40, 512
 COLOURS = {"full": "C0", "dissemination": "C1", "tree": "C2", "flags": "C3", "neighbour": "C4"}
-LINES = ["-", "--", ":", "-."]
+LINES = ["-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
 
 
 def parse_rows(text):
