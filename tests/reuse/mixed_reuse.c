@@ -15,8 +15,8 @@
  *     kind; so does the broadcast (auto, the binomial tree, the pull form),
  *     and every rank scribbles over its copy once the call returns; and
  *     the allgather out of place (auto, recursive doubling, the push),
- *     every fourth one right after an unread doubling allgather into the
- *     same target;
+ *     in calls numbered 3 mod 4 right after an unread doubling allgather
+ *     into the same target;
  *   - one INT32 signal buffer serves every single-core call: a [P,1] view
  *     for the credit-barrier builtins and a [2(P-1),P] view of the same
  *     buffer for the allreduce ring. A second buffer, seen as [P,2], serves
@@ -879,10 +879,11 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
         if (h->kind == K_AG) {
             pld_tensor in = pld_tensor_make(s->ag_local, tgt.dtype, 2, PLD_IDX(1, tgt.shape[1]));
             if (call % 4 == 3) {
-                /* every fourth: a doubling allgather into the same target
-                 * first, its result not read (the next call writes that
-                 * window: a peer may already be writing it), so the call
-                 * below may push into rows a slow rank is still forwarding */
+                /* calls numbered 3 mod 4: a doubling allgather into the
+                 * same target first, its result not read (the next call
+                 * writes that window: a peer may already be writing it),
+                 * so the call below may push into rows a slow rank is
+                 * still forwarding */
                 fill_bytes(s->ag_local, row, tag_of(seed, me, -2, call));
                 pld_allgather_with(c, in, tgt, a->sig, PLD_AG_DOUBLING);
             }
