@@ -4,8 +4,8 @@
 #   1. every configuration (P x call sequence) must pass with zero errors:
 #      no assertion violation (wrong data version, agreement slot, non-zero
 #      signal or flag at the end, a flag of another call at a binomial
-#      broadcast's wait, the ordering guarantee) and no invalid end state
-#      (deadlock);
+#      broadcast's or doubling allgather's wait, the ordering guarantee) and
+#      no invalid end state (deadlock);
 #   2. every planted mutant must be rejected in at least one configuration
 #      it applies to -- except ring_skip_right_wait, which the model proves
 #      harmless (see docs/dev/model.md) and which must therefore pass.
@@ -67,6 +67,23 @@ for s in $BCB_SEQS; do
     CONFIGS="$CONFIGS 4:$s 3:$s:SYNC_DISSEM 3:$s:SYNC_TREE"
 done
 CONFIGS="$CONFIGS 4:bcb_a2a_bcb:SYNC_DISSEM 4:bcb_a2a_bcb:SYNC_TREE 5:bcb_a2a_bcb:SYNC_TREE"
+# With the allgather by recursive doubling (the one-round path's flags and
+# epochs too), smallest first: at P = 2 and 3 (at P = 3 the last step is a
+# partial one, n = P - h) in every form; at P = 4, the first P where a rank
+# forwards a row it received (step h = 2 forwards row me+1): the doubling
+# followed at once by a push into its window in every form, two doubling
+# calls around a push in the full form, and the mix with a one-round
+# allgather (the second doubling call reusing the first one's flag cells)
+# in the tree form, the cheapest. LONG=1 adds the other two at P = 4 in the
+# full form (4.5 M and 9 M states) and the doubling's three steps at P = 5
+# in the tree form (21 M states, about 50 s and 1.2 GB).
+AGD_SEQS="agd_ag agd_a2a_agd agd_bc_ag agd_llag_a2a_agd"
+for s in $AGD_SEQS; do
+    CONFIGS="$CONFIGS 2:$s 3:$s 3:$s:SYNC_DISSEM 3:$s:SYNC_TREE"
+done
+CONFIGS="$CONFIGS 4:agd_ag 4:agd_ag:SYNC_DISSEM 4:agd_ag:SYNC_TREE 4:agd_a2a_agd
+         4:agd_llag_a2a_agd:SYNC_TREE"
+[ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 4:agd_bc_ag 4:agd_llag_a2a_agd 5:agd_ag:SYNC_TREE"
 # The log-depth forms of the credit rounds (PLD_SYNC; signal.pml), written
 # P:sequence:FORM: every builtin kind again with each form at P = 3 (three
 # ranks: dissemination's non-power of two, a tree with one full level) and
@@ -123,19 +140,25 @@ declare -A APPLIES=(
     [binomial_no_wait]=$BCB_SEQS
     [binomial_flag_first]=$BCB_SEQS
     [binomial_no_readdone]=$BCB_SEQS
+    [doubling_no_wait]=$AGD_SEQS
+    [doubling_flag_first]=$AGD_SEQS
+    [doubling_no_done]=$AGD_SEQS
 )
 # The first twelve are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the next three
 # are the one-round path's (ll.pml), planted in src/coll/mutant.h too; then
-# the forms' (signal.pml); and the binomial broadcast's: binomial_no_wait
-# of src/coll/mutant.h and two of the model's own.
+# the forms' (signal.pml); the binomial broadcast's: binomial_no_wait
+# of src/coll/mutant.h and two of the model's own; and the doubling
+# allgather's: doubling_no_wait and doubling_no_done of src/coll/mutant.h
+# and the model's own doubling_flag_first.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          rsag_no_round2 rsag_no_readdone moe_recv_early moe_combine_no_done
          ring_no_done bcast_no_readdone ring_skip_right_wait
          ll_one_slot ll_no_wait ll_flag_before_data
          dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms
-         binomial_no_wait binomial_flag_first binomial_no_readdone"
+         binomial_no_wait binomial_flag_first binomial_no_readdone
+         doubling_no_wait doubling_flag_first doubling_no_done"
 # Mutants the model proves equivalent to the real protocol: they must pass.
 EQUIVALENT="ring_skip_right_wait"
 
@@ -192,7 +215,7 @@ run_one() {
         *"invalid end state"*) what="deadlock (invalid end state)" ;;
         *"(sig["*) what="signal not zero at quiescence" ;;
         *"(flag[n]"*) what="flag not zero at quiescence" ;;
-        *"(flag["*) what="a binomial broadcast's wait saw another call's flag" ;;
+        *"(flag["*) what="a flag wait (binomial broadcast, doubling allgather) saw another call's flag" ;;
         *"(agr["*) what="agreement slot holds another call's fingerprint" ;;
         *"(ent["*) what="ordering guarantee broken: a rank started a call before every rank entered the one before" ;;
         *"assertion violated"*)
@@ -213,9 +236,14 @@ run_one() {
 # The P a mutant is tried at: 2 and 3; 3 and 4 under a log-depth form
 # (at P = 2 each form is one notify each way, as the full form); 4 for the
 # binomial tree's wait and flag order (below P = 4 every parent is the
-# root, which staged before round 1: both changes are harmless there).
+# root, which staged before round 1: both changes are harmless there), and
+# 4 for the doubling allgather's (below P = 4 no rank forwards a row it
+# received: every step puts the rank's own row only, and the done round
+# orders everything else).
 mutant_ps() {
-    case $1 in binomial_no_wait | binomial_flag_first) echo 4; return ;; esac
+    case $1 in
+    binomial_no_wait | binomial_flag_first | doubling_*) echo 4; return ;;
+    esac
     case $2 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
 }
 

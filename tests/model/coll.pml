@@ -79,9 +79,9 @@ byte mo[P * P];             /* combine out: the rows back from expert rank d */
 /* ---- the group's flag lines (src/coll/ll.h) --------------------------------
  * Every rank has 2 x P flag cells: cell (q, src) is written by rank src
  * only, with Set, and holds the epoch of src's last call of parity q that
- * wrote it. The one-round path (ll.pml) and the binomial broadcast use
- * them, and both take their epochs from one count per rank (the locals ep
- * and pq of pld.pml). pld clears every flag on the host before the next
+ * wrote it. The one-round path (ll.pml), the binomial broadcast and the
+ * doubling allgather use them, and all take their epochs from one count
+ * per rank (the locals ep and pq of pld.pml). pld clears every flag on the host before the next
  * launch; here each rank clears its own at kernel end instead, and the end
  * of init asserts that they are still zero: every Set of the launch landed
  * before its owner finished, so one clear between launches is enough. */
@@ -103,11 +103,11 @@ inline ll_kernel_end()
 #endif
 
 /* ---- the ordering guarantee G ----------------------------------------------
- * In the sequences with one-round calls (ll.pml) or binomial broadcasts,
- * every call asserts at its entry that every rank has entered the call
- * before it: the rounds of the two paths must keep that together, the
- * credit builtins that push before their barrier rely on it, and so do the
- * flags' epochs. ent[r] is the last call rank r entered. -DNOG leaves the
+ * In the sequences with one-round calls (ll.pml), binomial broadcasts or
+ * doubling allgathers, every call asserts at its entry that every rank has
+ * entered the call before it: the rounds of the two paths must keep that
+ * together, the credit builtins that push before their barrier rely on it,
+ * and so do the flags' epochs. ent[r] is the last call rank r entered. -DNOG leaves the
  * assertion out, to see what a broken G breaks. */
 #if defined(USE_FLAGS) && !defined(NOG)
 byte ent[P];
@@ -399,6 +399,102 @@ inline do_allgather_inplace(k)
     ag_body(k, 0, 0);
     ag_read(k)
 }
+
+#ifdef USE_AG_DOUBLING
+/* ---- allgather by recursive doubling (allgather_doubling.c) ----------------
+ * Rank r holds rows r .. r+h-1 (mod P) of its target after the step that
+ * doubled h. The call: publish; my own row into my target (the self copy);
+ * take an epoch e as a one-round call does (the same count ep, parity pq =
+ * e mod 2: the library takes it in pld__ll_count_line); then for h = 1, 2,
+ * 4, ... below P, with n = min(h, P-h), to = me-h and from = me+h:
+ *   put   rows me .. me+n-1 of my target into the same rows of to's target
+ *         (per row a read step, which asserts that I hold the row of this
+ *         call, then a write step);
+ *   flag  Set e into my cell (pq, me) of to's flags (data before flag);
+ *   wait  my cell (pq, from) >= e, asserting that it holds exactly e (from
+ *         put rows me+h .. me+h+n-1 into mine);
+ * then the done round, round 1, and epilogue 1. The done round is the
+ * call's only credit round, so it is where the library compares the
+ * fingerprints (pld__credit_barrier): first_round. Rows land at their own
+ * index and a rank receives every row once per call, from one peer (row
+ * ranges me+h .. me+h+n-1 of the steps are disjoint and never wrap to me).
+ * Planted bugs: doubling_no_wait (src/coll/mutant.h: the wait of the first
+ * step, h = 1, is skipped), doubling_no_done (src/coll/mutant.h: no done
+ * round, no epilogue; so no agreement comparison either) and the model's
+ * own doubling_flag_first (each step's flag Set before its rows are put).
+ * Locals: g = h, q = to, j = the row of the run. */
+inline doubling_put(k)
+{
+    j = 0;
+    do
+    :: j < g && j < P - g ->
+        assert(AG(me, (me + j) % P) == V(k, 1));   /* I hold row me+j ... */
+        atomic {
+            AG(q, (me + j) % P) = V(k, 1);         /* ... put it into to's */
+            j++
+        }
+    :: else -> break
+    od;
+    j = 0
+}
+
+inline ag_doubling(k)
+{
+    agree_publish(k);
+    AG(me, me) = V(k, 1);         /* my own row, staged where the steps forward it from */
+    d_step {                      /* take the epoch; step h = 1, to = me-1 */
+        ep = ep + 1;
+        pq = ep % 2;
+        g = 1;
+        q = (me + P - 1) % P
+    };
+    do
+    :: g < P ->
+#ifdef doubling_flag_first
+        FLAG(q, pq, me) = ep;     /* mutant: the flag before the rows */
+        doubling_put(k);
+#else
+        doubling_put(k);          /* data before flag */
+        FLAG(q, pq, me) = ep;
+#endif
+#ifdef doubling_no_wait
+        if
+        :: g == 1 ->              /* mutant: the first step's flag not waited for */
+            d_step {
+                g = g * 2;
+                q = (me + P - g) % P
+            }
+        :: else ->
+#endif
+        atomic {                  /* wait my flag (pq, from) >= e: it is e */
+            (FLAG(me, pq, (me + g) % P) >= ep);
+            assert(FLAG(me, pq, (me + g) % P) == ep);
+            g = g * 2;
+            q = (me + P - g) % P
+        }
+#ifdef doubling_no_wait
+        fi
+#endif
+    :: else -> break
+    od;
+    g = 0;
+    q = 0;
+#ifdef doubling_no_done
+    skip                          /* mutant: no done round (so no agreement
+                                   * comparison) and no epilogue */
+#else
+    first_round(k);               /* done: nobody forwards rows of any target
+                                   * for this call any more */
+    credit_epilogue(1)
+#endif
+}
+
+inline do_allgather_doubling(k)
+{
+    ag_doubling(k);
+    ag_read(k)
+}
+#endif
 #endif
 
 #ifdef USE_A2A

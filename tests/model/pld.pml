@@ -12,9 +12,10 @@
  * wait, put and get is its own step, so spin explores every interleaving
  * of the ranks. The one-round path of the small builtins (src/coll/ll.c;
  * ll.pml) runs in sequences of its own, alone and mixed with credit calls
- * on the signal; so does the binomial-tree broadcast
- * (src/coll/broadcast_binomial.c; coll.pml), which waits on the one-round
- * path's flags.
+ * on the signal; so do the binomial-tree broadcast
+ * (src/coll/broadcast_binomial.c; coll.pml) and the allgather by recursive
+ * doubling (src/coll/allgather_doubling.c; coll.pml), which wait on the
+ * one-round path's flags.
  *
  * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
  * a wait is a blocking expression (cell >= g). Data is reduced to versions:
@@ -31,10 +32,11 @@
  *   2. no deadlock -- spin's end-state check: every rank finishes;
  *   3. every signal cell is zero once all ranks finished -- the assertion
  *      at the end of init; so is every flag (one-round calls, binomial
- *      broadcasts), which each rank clears at kernel end;
- *   4. with one-round calls or binomial broadcasts in the sequence: the
- *      ordering guarantee -- when a rank enters call k, every rank has
- *      entered call k-1 (coll.pml).
+ *      broadcasts, doubling allgathers), which each rank clears at kernel
+ *      end;
+ *   4. with one-round calls, binomial broadcasts or doubling allgathers in
+ *      the sequence: the ordering guarantee -- when a rank enters call k,
+ *      every rank has entered call k-1 (coll.pml).
  *
  * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
  * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
@@ -44,7 +46,9 @@
  * wait the model proves redundant); the one-round path's ll_one_slot,
  * ll_no_wait, ll_flag_before_data (ll.pml); and the binomial broadcast's
  * binomial_no_wait, with two of the model's own, binomial_flag_first and
- * binomial_no_readdone (coll.pml).
+ * binomial_no_readdone (coll.pml); the doubling allgather's
+ * doubling_no_wait and doubling_no_done, with the model's own
+ * doubling_flag_first (coll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *
@@ -65,7 +69,7 @@
 
 #include "seq.pml"
 /* the group's flag lines and the epoch count (coll.pml) */
-#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL)
+#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL) || defined(USE_AG_DOUBLING)
 #define USE_FLAGS
 #endif
 #include "signal.pml"

@@ -6,8 +6,10 @@
  * Each builtin kind works on its own windows, and no kind runs twice in a
  * row: the caller's side of the ordering guarantee (a window written by
  * call k+1 must not be one the caller still reads from call k). Every rank
- * reads each result right after its call returns, and rewrites every window
- * that peers read during a call (pull sources) right after that call.
+ * reads each result right after its call returns (but the first one of
+ * agd_ag: the next call writes the window it delivered, so the caller may
+ * not rely on it), and rewrites every window that peers read during a call
+ * (pull sources) right after that call.
  *
  * do_ll_* are the one-round path of the same builtins (ll.pml): they write
  * no peer's user window, so the same one-round kind may run twice in a row;
@@ -218,6 +220,44 @@
 #define USE_BCAST_BINOMIAL
 #define USE_AG
 #define SEQUENCE do_bcast_binomial(1, 1); do_bcast(2, 0); do_allgather(3)
+
+#elif defined(SEQ_agd_a2a_agd)
+/* doubling allgather -> all_to_all -> doubling allgather: two doubling calls
+ * on one target window and one signal, a push between them; epochs 1, 2 */
+#define USE_AG
+#define USE_AG_DOUBLING
+#define USE_A2A
+#define SEQUENCE do_allgather_doubling(1); do_a2a(2); do_allgather_doubling(3)
+
+#elif defined(SEQ_agd_bc_ag)
+/* doubling allgather -> pull broadcast(root 0) -> push allgather: the two
+ * allgather forms on one target window, a call between them */
+#define USE_AG
+#define USE_AG_DOUBLING
+#define USE_BCAST
+#define SEQUENCE do_allgather_doubling(1); do_bcast(2, 0); do_allgather(3)
+
+#elif defined(SEQ_agd_ag)
+/* doubling allgather -> push allgather into the same target window at once.
+ * The second call writes the window the first one delivered, so the caller
+ * may not rely on the first call's result (the reuse contract): it is not
+ * read, only the second one's is. What the doubling's done round is for: a
+ * rank that left the doubling call pushes its new row into a peer that may
+ * still forward rows of the old call */
+#define USE_AG
+#define USE_AG_DOUBLING
+#define SEQUENCE ag_doubling(1); do_allgather(2)
+
+#elif defined(SEQ_agd_llag_a2a_agd)
+/* doubling allgather -> one-round allgather -> all_to_all -> doubling
+ * allgather: a one-round copy-out into the window a doubling call just
+ * delivered, and one epoch count for both paths (epochs 1, 2, 3: the second
+ * doubling Sets the cells of the first, over their epoch 1) */
+#define USE_LL
+#define USE_AG
+#define USE_AG_DOUBLING
+#define USE_A2A
+#define SEQUENCE do_allgather_doubling(1); do_ll_allgather(2); do_a2a(3); do_allgather_doubling(4)
 
 #else
 #error "pick a sequence: -DSEQ_<name> (see seq.pml)"
