@@ -67,7 +67,7 @@ void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dt
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
     if (mode == PLD_AG_DOUBLING) {
-        pld__allgather_doubling(c, api, t2, l2, 0, signal);
+        pld__allgather_doubling(c, api, t2, l2, signal);
         pld__coll_leave(c, signal);
         return;
     }

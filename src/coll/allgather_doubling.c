@@ -26,9 +26,9 @@
  * writes a given rank's cell at most once (its step-k target r-2^k differs
  * for every k, as 2^k < P), so Set with rising epochs and Ge waits reuse
  * the lines as the binomial broadcast does (broadcast_binomial.c).
- * Cost card: bytes_to_peers = (P-1) rows, bytes_self = 1 row (none in
- * place); 1 round; notifies: the round's plus ceil(log2 P) flags; waits:
- * the round's plus ceil(log2 P). */
+ * Cost card: bytes_to_peers = (P-1) rows, bytes_self = 1 row; 1 round;
+ * notifies: the round's plus ceil(log2 P) flags; waits: the round's plus
+ * ceil(log2 P). */
 #include "coll/ll.h"
 
 /* Puts rows [first, first+n) (mod P) of my target into the same rows of
@@ -43,12 +43,12 @@ static void put_wrapped(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor 
 }
 
 void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2,
-                             int inplace, pld_dtensor signal)
+                             pld_dtensor signal)
 {
     int p = c->nranks, me = c->rank;
     pld_tensor mine = pld__tensor_2d(pld_local(c, t2), p, t2.shape[1]);
-    if (!inplace) /* my own row, staged where the steps forward it from */
-        pld__coll_put_rows(c, api, t2, me, me, l2, 0, 1);
+    /* my own row, staged where the steps forward it from */
+    pld__coll_put_rows(c, api, t2, me, me, l2, 0, 1);
     pld_dtensor lines;
     int64_t row;
     if (pld__ll_count_line(c, &lines, &row)) { /* two ranks or more */

@@ -96,10 +96,10 @@ void pld__broadcast_binomial(pld_ctx *c, const char *api, pld_dtensor data, pld_
 const char *pld__broadcast_mode_name(int32_t mode);
 
 /* The allgather by recursive doubling (allgather_doubling.c), after
- * pld__coll_enter: t2 the target [P, S], l2 the local row (unused in
- * place); and "auto" / "push" / "doubling" ("?" for any other value). */
+ * pld__coll_enter: t2 the target [P, S], l2 the local row [1, S]; and
+ * "auto" / "push" / "doubling" ("?" for any other value). */
 void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2,
-                             int inplace, pld_dtensor signal);
+                             pld_dtensor signal);
 const char *pld__allgather_mode_name(int32_t mode);
 
 #endif
