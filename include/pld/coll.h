@@ -121,19 +121,25 @@ typedef enum pld_allreduce_mode {
     PLD_RING = 1, /**< reduce-scatter then allgather around the ring; signal [2(P-1), P] */
     /* 2..15 stay unused: a wrong integer cast into the mode keeps failing
        with PLD_ERR_ARG as it always did */
-    PLD_AUTO = 16, /**< pld chooses: one round through its own inboxes when the data fits
-                       pld_world_ll_bytes (PLD_LL_BYTES), else PLD_RS_AG or the mesh,
-                       whichever the cost model (pld/tune.h) predicts faster with the
-                       parameters measured on this machine; signal [P,1] */
-    PLD_RS_AG = 17 /**< reduce-scatter then allgather, both as a mesh: each rank reduces
-                       its 1/P segment from every peer, then pulls the other segments
-                       from their owners (about 2(P-1)/P of the data read, 3 rounds);
-                       segments are at least PLD_RS_AG_MIN_SEGMENT bytes, so small
-                       data has fewer owners (pld_tune_rs_ag_owners); signal [P,1] */
+    PLD_AUTO = 16,        /**< pld chooses: one round through its own inboxes when the data fits
+                              pld_world_ll_bytes (PLD_LL_BYTES), else PLD_RS_AG or the mesh,
+                              whichever the cost model (pld/tune.h) predicts faster with the
+                              parameters measured on this machine; signal [P,1] */
+    PLD_RS_AG = 17,       /**< reduce-scatter then allgather, both as a mesh: each rank reduces
+                             its 1/P segment from every peer, then pulls the other segments
+                             from their owners (about 2(P-1)/P of the data read, 3 rounds);
+                             segments are at least PLD_RS_AG_MIN_SEGMENT bytes, so small
+                             data has fewer owners (pld_tune_rs_ag_owners); signal [P,1] */
+    PLD_RABENSEIFNER = 18 /**< reduce-scatter by recursive halving, then allgather by
+                              recursive doubling (Rabenseifner): 2 log2 Q steps with one
+                              partner each (Q the largest power of two <= P; the other
+                              P - Q ranks first fold into a neighbour), about 2(Q-1)/Q of
+                              the data read, then one round; for groups that span
+                              machines, where each message costs; signal [P,1] */
 } pld_allreduce_mode;
 /** Allreduce: data of any shape; afterwards every rank's data = op over
  * ranks (Sum, Max, Min, Prod on fp32, fp16, bf16, int32).
- * PLD_MESH, PLD_RS_AG and PLD_AUTO: signal [P,1]; PLD_RING: signal
+ * PLD_MESH, PLD_RS_AG, PLD_RABENSEIFNER and PLD_AUTO: signal [P,1]; PLD_RING: signal
  * [2(P-1), P]. The
  * listing (--ir) says which algorithm PLD_AUTO chose and why. */
 PLD_API void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,

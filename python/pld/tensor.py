@@ -23,6 +23,7 @@ class AllreduceMode(enum.IntEnum):
     Ring = 1
     Auto = 16
     RsAg = 17
+    Rabenseifner = 18
 
 
 class BroadcastMode(enum.IntEnum):

@@ -179,11 +179,7 @@ static const char *mode_name(int32_t kind, int32_t m)
         return pld__broadcast_mode_name(m);
     if (kind == PLD__K_ALLGATHER)
         return pld__allgather_mode_name(m);
-    return m == PLD_MESH    ? "mesh"
-           : m == PLD_RING  ? "ring"
-           : m == PLD_AUTO  ? "auto"
-           : m == PLD_RS_AG ? "rs_ag"
-                            : "?";
+    return pld__allreduce_mode_name(m);
 }
 
 static const char *op_name(int32_t op)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pld_allreduce: argument checks and the choice of algorithm. */
+#include <string.h>
+
 #include "coll/ll.h"
 #include "trace/trace.h"
 
@@ -9,24 +11,25 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     PLD__CTX_CHECK(c, "pld_allreduce_cores");
     static const char api[] = "pld_allreduce";
     static const char *const ops[] = {"sum", "max", "min", "prod"};
-    const char *mode_name = mode == PLD_MESH   ? "mesh"
-                            : mode == PLD_RING ? "ring"
-                            : mode == PLD_AUTO ? "auto"
-                                               : "rs_ag";
+    const char *mode_name = pld__allreduce_mode_name(mode);
     pld__check_live(c);
     pld__check_dtensor(c, api, "data", data);
     pld__coll_check_reduce(c, api, data.dtype, op);
-    if (mode != PLD_MESH && mode != PLD_RING && mode != PLD_AUTO && mode != PLD_RS_AG)
+    if (!strcmp(mode_name, "?"))
         pld__kraise(c, PLD_ERR_ARG, api,
-                    "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1, Auto=16, RsAg=17)",
+                    "mode %d is not a pld_allreduce_mode (Mesh=0, Ring=1, Auto=16, RsAg=17, "
+                    "Rabenseifner=18)",
                     (int)mode);
     if (core_num < 1 || core_num > c->w->profile.aiv_cores)
         pld__kraise(c, PLD_ERR_ARG, api, "core_num %d not in [1, %d] (AIV cores of %s)", core_num,
                     c->w->profile.aiv_cores, c->w->profile.name);
-    if ((mode == PLD_RING || mode == PLD_RS_AG) && core_num > 1)
+    if ((mode == PLD_RING || mode == PLD_RS_AG || mode == PLD_RABENSEIFNER) && core_num > 1)
         pld__kraise(c, PLD_ERR_UNSUPPORTED, api,
                     "the %s runs on one core per rank; use PLD_MESH for core_num %d",
-                    mode == PLD_RING ? "ring" : "reduce-scatter + allgather", core_num);
+                    mode == PLD_RING    ? "ring"
+                    : mode == PLD_RS_AG ? "reduce-scatter + allgather"
+                                        : "Rabenseifner allreduce",
+                    core_num);
     if (data.buf == signal.buf)
         pld__kraise(c, PLD_ERR_ALIAS, api, "data and signal are the same window '%s'",
                     data.buf->name);
@@ -53,6 +56,8 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
         pld__allreduce_ring(c, api, data, signal, op);
     else if (mode == PLD_RS_AG)
         pld__allreduce_rs_ag(c, api, data, signal, op);
+    else if (mode == PLD_RABENSEIFNER)
+        pld__allreduce_rabenseifner(c, api, data, signal, op);
     else if (core_num > 1)
         pld__allreduce_mesh_cores(c, api, data, signal, op, core_num);
     else
@@ -81,6 +86,16 @@ int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data)
               c->nranks);
     pld__trace_choice(c, take ? "auto: rs_ag" : "auto: mesh", pred[take ? 2 : 0]);
     return take;
+}
+
+const char *pld__allreduce_mode_name(int32_t mode)
+{
+    return mode == PLD_MESH           ? "mesh"
+           : mode == PLD_RING         ? "ring"
+           : mode == PLD_AUTO         ? "auto"
+           : mode == PLD_RS_AG        ? "rs_ag"
+           : mode == PLD_RABENSEIFNER ? "rabenseifner"
+                                      : "?";
 }
 
 void pld_allreduce(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_reduce_op op,

@@ -84,6 +84,13 @@ void pld__allreduce_ring(pld_ctx *c, const char *api, pld_dtensor data, pld_dten
                          pld_reduce_op op);
 void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                           pld_reduce_op op);
+/* The allreduce by recursive halving and doubling
+ * (allreduce_rabenseifner.c), after pld__coll_enter; and "mesh" / "ring" /
+ * "auto" / "rs_ag" / "rabenseifner" ("?" for any other value), the names
+ * the listing and the agreement check use. */
+void pld__allreduce_rabenseifner(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
+                                 pld_reduce_op op);
+const char *pld__allreduce_mode_name(int32_t mode);
 /* PLD_AUTO above the one-round size: 1 for the two-phase form, 0 for the
  * mesh (says which in the listing). */
 int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data);

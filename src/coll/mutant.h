@@ -32,6 +32,15 @@
  *   doubling_flag_first doubling allgather: each step's flag is Set before
  *                       its rows are put
  *   doubling_no_done    doubling allgather: returns without the done round
+ *   rab_no_wait         Rabenseifner allreduce: the first halving step reads
+ *                       its partner's half without waiting for its flag
+ *   rab_gather_no_wait  Rabenseifner allreduce: the first doubling step
+ *                       copies its partner's segment without waiting for it
+ *                       to be final
+ *   rab_no_fold_wait    Rabenseifner allreduce (P not a power of two): the
+ *                       fold reads the extra rank's data without its flag
+ *   rab_no_done         Rabenseifner allreduce: returns without the done
+ *                       round
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

@@ -138,7 +138,10 @@ static const char *ar_mode_name(const rcase *a)
         return a->gmode == PLD_AG_DOUBLING ? " doubling" : "";
     if (a->kind != K_AR)
         return "";
-    return a->mode == PLD_RING ? " ring" : a->mode == PLD_RS_AG ? " rs_ag" : " mesh";
+    return a->mode == PLD_RING           ? " ring"
+           : a->mode == PLD_RS_AG        ? " rs_ag"
+           : a->mode == PLD_RABENSEIFNER ? " rabenseifner"
+                                         : " mesh";
 }
 
 static void check_value(pld_ctx *c, rcase *a, const void *d, int64_t i, double want)
@@ -385,26 +388,27 @@ static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total)
     rw_close(&rw);
 }
 
-/* Reductions: allreduce every op x mesh/ring, reduce_scatter Sum; both
+/* Reductions: allreduce every op x mesh/ring/Rabenseifner, reduce_scatter Sum; both
  * sizes. `ragged_total` is the ragged payload in bytes; the mesh, which
  * moves (P-1) times the payload per rank, uses `mesh_total` (smaller at
  * P = 32 to keep the suite fast). */
 static void reductions(int p, size_t ragged_total, size_t mesh_total)
 {
+    static const pld_allreduce_mode modes[] = {PLD_MESH, PLD_RING, PLD_RABENSEIFNER};
     rworld rw;
     rw_open(&rw, p);
     for (size_t k = 0; k < COUNT(red_dtypes); k++) {
         pld_dtype dt = red_dtypes[k];
         for (int ragged = 0; ragged <= 1; ragged++) {
             for (int op = PLD_SUM; op <= PLD_PROD; op++)
-                for (int mode = PLD_MESH; mode <= PLD_RING; mode++)
-                    run(&rw,
-                        (rcase){.kind = K_AR,
-                                .dt = dt,
-                                .op = (pld_reduce_op)op,
-                                .mode = (pld_allreduce_mode)mode,
-                                .s = one_or_ragged(
-                                    ragged, mode == PLD_MESH ? mesh_total : ragged_total, 1, dt)});
+                for (size_t m = 0; m < COUNT(modes); m++)
+                    run(&rw, (rcase){.kind = K_AR,
+                                     .dt = dt,
+                                     .op = (pld_reduce_op)op,
+                                     .mode = modes[m],
+                                     .s = one_or_ragged(
+                                         ragged, modes[m] == PLD_MESH ? mesh_total : ragged_total,
+                                         1, dt)});
             run(&rw, (rcase){.kind = K_RS,
                              .dt = dt,
                              .op = PLD_SUM,
@@ -481,6 +485,28 @@ Test(ref_reduce, p8, .timeout = 120)
 {
     reductions(8, RAGGED, RAGGED);
 }
+/* Rabenseifner's allreduce where P is not a power of two (the extra ranks
+ * fold into a neighbour and copy its result), with fewer elements than
+ * segments (empty segments), ragged, and streamed through UB in chunks. */
+Test(ref_reduce, rabenseifner_folds, .timeout = 120)
+{
+    static const pld_dtype dts[] = {PLD_FP32, PLD_BF16, PLD_INT32};
+    static const int ps[] = {3, 5, 6, 7, 12};
+    static const int64_t sizes[] = {1, 3, 4099, 300007};
+    for (size_t i = 0; i < COUNT(ps); i++) {
+        rworld rw;
+        rw_open(&rw, ps[i]);
+        for (size_t k = 0; k < COUNT(dts); k++)
+            for (size_t s = 0; s < COUNT(sizes); s++)
+                run(&rw, (rcase){.kind = K_AR,
+                                 .dt = dts[k],
+                                 .op = s % 2 ? PLD_MAX : PLD_SUM,
+                                 .mode = PLD_RABENSEIFNER,
+                                 .s = sizes[s]});
+        rw_close(&rw);
+    }
+}
+
 /* the mesh at P = 32 on about 100003 bytes (still odd counts) */
 Test(ref_reduce, p32, .timeout = 300)
 {
@@ -555,6 +581,11 @@ static void big(int p)
                      .dt = PLD_FP32,
                      .op = PLD_SUM,
                      .mode = PLD_MESH,
+                     .s = (int64_t)(MIB64 / 4)});
+    run(&rw, (rcase){.kind = K_AR,
+                     .dt = PLD_FP32,
+                     .op = PLD_SUM,
+                     .mode = PLD_RABENSEIFNER,
                      .s = (int64_t)(MIB64 / 4)});
     if (p == 2)
         run(&rw, (rcase){.kind = K_AR,

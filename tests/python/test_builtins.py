@@ -146,7 +146,7 @@ def test_reduce_scatter_sum(make_world, transport):
 # ---- allreduce -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ["auto", "mesh", "rs_ag"])
+@pytest.mark.parametrize("mode", ["auto", "mesh", "rs_ag", "rabenseifner"])
 @pytest.mark.parametrize("op", ["sum", "max"])
 def test_allreduce(make_world, transport, mode, op):
     P = 4
