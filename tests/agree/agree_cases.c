@@ -66,6 +66,7 @@ enum sub {
     SUB_MODE,
     SUB_BCAST_MODE,
     SUB_AG_MODE,
+    SUB_RAB_MODE,
     SUB_ROOT,
     SUB_M,
     SUB_CORES_ALLREDUCE,
@@ -145,6 +146,9 @@ static void mismatch_kernel(pld_ctx *c, void *p)
         break;
     case SUB_BCAST_MODE:
         pld_broadcast_with(c, a->data, a->sig, 0, odd ? PLD_BCAST_BINOMIAL : PLD_BCAST_PULL);
+        break;
+    case SUB_RAB_MODE: /* the halving rank waits for a flag nobody sends */
+        pld_allreduce(c, a->data, a->sig, PLD_SUM, odd ? PLD_RABENSEIFNER : PLD_RS_AG);
         break;
     case SUB_AG_MODE: /* the doubling rank waits for a flag nobody sends */
         pld_allgather_with(c, loc, a->gather, a->sig, odd ? PLD_AG_DOUBLING : PLD_AG_PUSH);
@@ -495,6 +499,8 @@ static const expect mismatches[] = {
      0},
     {"mode/broadcast", SUB_BCAST_MODE, "pld_broadcast", "pld_broadcast", "mode", "binomial", "pull",
      NULL, 0, 0},
+    {"mode/allreduce_rabenseifner", SUB_RAB_MODE, "pld_allreduce", "pld_allreduce", "mode",
+     "rabenseifner", "rs_ag", NULL, 0, 0},
     {"mode/allgather", SUB_AG_MODE, "pld_allgather", "pld_allgather", "mode", "doubling", "push",
      NULL, 0, 0},
     {"root/broadcast", SUB_ROOT, "pld_broadcast", "pld_broadcast", "root", "1", "0", NULL, 0, 0},

@@ -749,14 +749,16 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
     case K_REDUCE_SCATTER:
         pld_reduce_scatter(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0]);
         break;
-    case K_ALLREDUCE:
+    case K_ALLREDUCE: { /* mode e[1] (mesh, ring), or 15 + e[2] when e[2] != 0 (auto,
+                         rs_ag, Rabenseifner; invalid ones too) */
+        pld_allreduce_mode m = (pld_allreduce_mode)(o.e[2] == 0 ? o.e[1] : 15 + o.e[2]);
         if (o.e[3] == 1 || o.e[3] < 0)
-            pld_allreduce(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0],
-                          (pld_allreduce_mode)o.e[1]);
+            pld_allreduce(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0], m);
         else
-            pld_allreduce_cores(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0],
-                                (pld_allreduce_mode)o.e[1], o.e[3]);
+            pld_allreduce_cores(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0], m,
+                                o.e[3]);
         break;
+    }
     case K_ALL_TO_ALL:
         pld_all_to_all(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
         break;

@@ -118,6 +118,7 @@ def seeds():
         s.launch([kop(P, 'barrier', views=(0, 0)),
                   kop(P, 'allreduce', views=(1, 0), e=(0, 0, 0, 1)),
                   kop(P, 'allreduce', views=(1, 2), e=(1, 1, 0, 1)),
+                  kop(P, 'allreduce', views=(1, 0), e=(0, 0, 3, 1)),  # Rabenseifner
                   kop(P, 'broadcast', views=(1, 0), e=(0, 0, 1, 1)),
                   kop(P, 'broadcast', views=(1, 0), e=(0, 3, P - 1, 1)),  # binomial
                   kop(P, 'reduce_scatter', views=(3, 0), e=(0, 0, 0, 1))])

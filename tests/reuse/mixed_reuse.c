@@ -11,7 +11,8 @@
  *   - both MoE forms run: the indexed dispatch and combine, and the MoE
  *     exchange (per-expert counts, packed target) over every dtype;
  *   - the [P,1]-signal allreduce takes its algorithms in turn (mesh, the
- *     two-phase rs_ag, auto -- one round when small), the ring has its own
+ *     two-phase rs_ag, auto -- one round when small -- and recursive
+ *     halving and doubling), the ring has its own
  *     kind; so does the broadcast (auto, the binomial tree, the pull form),
  *     and every rank scribbles over its copy once the call returns; and
  *     the allgather out of place (auto, recursive doubling, the push),
@@ -103,7 +104,7 @@ static const char *const kind_name[K_N] = {
     [K_AG] = "allgather",
     [K_AG_INPLACE] = "allgather_inplace",
     [K_RS] = "reduce_scatter",
-    [K_MESH] = "allreduce mesh/rs_ag/auto",
+    [K_MESH] = "allreduce mesh/rs_ag/auto/rabenseifner",
     [K_RING] = "allreduce ring",
     [K_CORES] = "allreduce_cores",
     [K_A2A] = "all_to_all",
@@ -790,9 +791,10 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng)
                                            : a->cores[dt][sz];
     /* the [P,1]-signal allreduce algorithms take turns by call number (no
      * draw: the seeded stream stays what it was) */
-    static const pld_allreduce_mode mesh_modes[3] = {PLD_MESH, PLD_RS_AG, PLD_AUTO};
-    static const char *const mesh_mode_name[3] = {"mesh", "rs_ag", "auto"};
-    int mm = call % 3;
+    static const pld_allreduce_mode mesh_modes[4] = {PLD_MESH, PLD_RS_AG, PLD_AUTO,
+                                                     PLD_RABENSEIFNER};
+    static const char *const mesh_mode_name[4] = {"mesh", "rs_ag", "auto", "rabenseifner"};
+    int mm = call % 4;
     char what[32];
     snprintf(what, sizeof what, "%s%s%s", op_name[op], h->kind == K_MESH ? ", " : "",
              h->kind == K_MESH ? mesh_mode_name[mm] : "");
