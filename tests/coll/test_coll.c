@@ -26,6 +26,7 @@ enum {
     C_BROADCAST,
     C_AUTO,
     C_RSAG,
+    C_RAB,
     C_N
 };
 
@@ -77,15 +78,18 @@ static void mixed_kernel(pld_ctx *c, void *arg)
         case C_MESH:
         case C_RING:
         case C_AUTO:
-        case C_RSAG: {
+        case C_RSAG:
+        case C_RAB: {
             static const char *const names[C_N] = {[C_MESH] = "allreduce mesh",
                                                    [C_RING] = "allreduce ring",
                                                    [C_AUTO] = "allreduce auto",
-                                                   [C_RSAG] = "allreduce rs_ag"};
+                                                   [C_RSAG] = "allreduce rs_ag",
+                                                   [C_RAB] = "allreduce rabenseifner"};
             pld_allreduce_mode mode = which == C_MESH   ? PLD_MESH
                                       : which == C_RING ? PLD_RING
                                       : which == C_AUTO ? PLD_AUTO
-                                                        : PLD_RS_AG;
+                                      : which == C_RSAG ? PLD_RS_AG
+                                                        : PLD_RABENSEIFNER;
             for (int64_t j = 0; j < p * s; j++)
                 d[j] = (float)val(me, j);
             pld_allreduce(c, a->data, which == C_RING ? a->ring : a->sig, PLD_SUM, mode);
@@ -247,8 +251,43 @@ static void one_call_kernel(pld_ctx *c, void *arg)
     case C_RSAG:
         pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_RS_AG);
         break;
+    case C_RAB:
+        pld_allreduce(c, f->data, f->sig, PLD_SUM, PLD_RABENSEIFNER);
+        break;
     }
     free(in);
+}
+
+/* Elements rank r reads from its peers in a Rabenseifner allreduce of
+ * `elems` over p ranks (src/coll/allreduce_rabenseifner.c): Q the largest
+ * power of two <= p, X = p - Q; an extra rank (even, below 2X) reads the
+ * result from r+1; a folding rank (odd, below 2X) reads r-1's data; then
+ * virtual rank v reads, at each halving step (half = Q/2 .. 1), the half of
+ * its block that holds it, and at each doubling step (half = 1 .. Q/2) its
+ * partner v^half's block of `half` segments; segment s starts at
+ * elems*s/Q. */
+static uint64_t rab_reads(int p, int r, uint64_t elems)
+{
+    int q = 1, x, v, lo = 0;
+    while (q <= p / 2)
+        q *= 2;
+    x = p - q;
+    if (p < 2)
+        return 0;
+    if (r < 2 * x && r % 2 == 0)
+        return elems;
+    uint64_t got = r < 2 * x ? elems : 0, Q = (uint64_t)q;
+    v = r < 2 * x ? r / 2 : r - x;
+    for (int half = q / 2; half >= 1; half /= 2) {
+        int keep = (v & half) ? lo + half : lo;
+        got += elems * (uint64_t)(keep + half) / Q - elems * (uint64_t)keep / Q;
+        lo = keep;
+    }
+    for (int half = 1; half < q; half *= 2) {
+        int theirs = (v ^ half) & ~(half - 1);
+        got += elems * (uint64_t)(theirs + half) / Q - elems * (uint64_t)theirs / Q;
+    }
+    return got;
 }
 
 /* Bytes to and from peers, and self copies, of one call on rank r: the
@@ -301,6 +340,9 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto
         *moved = ((P - 1) * mine + (elems - mine)) * sizeof(float);
         break;
     }
+    case C_RAB:
+        *moved = rab_reads(p, r, n / sizeof(float)) * sizeof(float);
+        break;
     case C_MESH:
         *moved = (P - 1) * n;
         break;
@@ -329,7 +371,8 @@ static void check_card(int p, int which, int64_t s)
      * (one round already) only when PLD_LL_BYTES is set */
     uint64_t slot = pld_world_ll_bytes(f.w);
     const char *set = getenv("PLD_LL_BYTES");
-    int one_round = which != C_MESH && which != C_RING && which != C_RSAG && per_peer <= slot;
+    int one_round =
+        which != C_MESH && which != C_RING && which != C_RSAG && which != C_RAB && per_peer <= slot;
     if (which == C_REDUCE_SCATTER || which == C_AUTO)
         one_round = one_round && (uint64_t)(p - 1) * per_peer <= 4 * slot;
     if (which == C_ALLGATHER || which == C_ALL_TO_ALL)
@@ -366,8 +409,8 @@ static void check_card(int p, int which, int64_t s)
 static void check_cards(void)
 {
     static const int ps[] = {2, 3, 4, 8};
-    static const int which[] = {C_ALLGATHER,      C_ALL_TO_ALL, C_MESH, C_RING,
-                                C_REDUCE_SCATTER, C_BROADCAST,  C_AUTO, C_RSAG};
+    static const int which[] = {C_ALLGATHER, C_ALL_TO_ALL, C_MESH, C_RING, C_REDUCE_SCATTER,
+                                C_BROADCAST, C_AUTO,       C_RSAG, C_RAB};
     static const int64_t sizes[] = {24, 3000};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         for (size_t k = 0; k < sizeof which / sizeof which[0]; k++)

@@ -16,7 +16,7 @@ die() { echo "FAIL: $*"; fail=1; }
 for spec in barrier broadcast "broadcast -r 3" "broadcast -r 1 --mode binomial" allgather \
     "allgather --mode inplace" "allgather --mode doubling" reduce_scatter allreduce \
     "allreduce --mode ring" \
-    "allreduce --mode rs_ag" all_to_all all_to_all_v; do
+    "allreduce --mode rs_ag" "allreduce --mode rabenseifner" all_to_all all_to_all_v; do
     # shellcheck disable=SC2086
     "$pld" cost $spec -d 0-3 -s 1M --measure --transport "$transport" >"$out" 2>&1
     rc=$?

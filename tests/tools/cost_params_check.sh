@@ -54,7 +54,7 @@ has_forms "allgather P=10000" push
 has_forms "allgather P=10000" inplace
 
 project "allreduce P=10000" allreduce -d 0-9999 -s 4K
-for alg in mesh rs_ag; do has_forms "allreduce P=10000" $alg; done
+for alg in mesh rs_ag rabenseifner; do has_forms "allreduce P=10000" $alg; done
 rows | grep -Eq '^ ring +neighbour ' || die "allreduce P=10000: no ring row"
 rows | grep -q '^ one_round ' && die "allreduce P=10000: a one-round row beyond 64 ranks"
 
@@ -95,6 +95,15 @@ sed 's/^inter_beta_ns_per_byte 0$/inter_beta_ns_per_byte 1/' "$tmp/known.txt" >"
 "$pld" cost allgather -d 0-7 -s 8K --predict --params "$tmp/beta.txt" >"$tmp/out" 2>&1
 rows | grep -Eq '^ push +full +1 +1 +[0-9]+ +4096 +4096 ' ||
     die "known parameters, allgather bytes: $(rows | head -1)"
+# the Rabenseifner allreduce's chain: P = 6 (two nodes, 4 + 2) folds ranks
+# 0 and 2 into 1 and 3 (Q = 4), so fold, 2 halving steps, 2 doubling steps
+# and the unfold: 6 hops beside the full round's 1, at 10 us. A folding
+# rank issues 5 + 5 notifies for the round and its epilogue, 4 step flags
+# and the unfold's, and 5 gets (the fold, 4 steps): 20 messages.
+# (1 + 6) x 10 + 20 x 0.5 = 80 us.
+"$pld" cost allreduce -d 0-5 -s 4K --predict --params "$tmp/known.txt" >"$tmp/out" 2>&1
+rows | grep -Eq '^ rabenseifner +full +1 +1 +20 +[0-9]+ +[0-9]+ +80\.000' ||
+    die "known parameters, rabenseifner chain: $(rows | grep rabenseifner | head -1)"
 
 # 3. bad parameter files: status 2, stderr only, naming the file and line
 keys='ranks_per_node 8

@@ -6,11 +6,17 @@
 #include <string.h>
 
 static const char *const mode_names[BENCH_NMODE] = {
-    [BENCH_MODE_DEFAULT] = "default",   [BENCH_MODE_PUSH] = "push",
-    [BENCH_MODE_INPLACE] = "inplace",   [BENCH_MODE_PULL] = "pull",
-    [BENCH_MODE_MESH] = "mesh",         [BENCH_MODE_RING] = "ring",
-    [BENCH_MODE_AUTO] = "auto",         [BENCH_MODE_RS_AG] = "rs_ag",
-    [BENCH_MODE_BINOMIAL] = "binomial", [BENCH_MODE_DOUBLING] = "doubling",
+    [BENCH_MODE_DEFAULT] = "default",
+    [BENCH_MODE_PUSH] = "push",
+    [BENCH_MODE_INPLACE] = "inplace",
+    [BENCH_MODE_PULL] = "pull",
+    [BENCH_MODE_MESH] = "mesh",
+    [BENCH_MODE_RING] = "ring",
+    [BENCH_MODE_AUTO] = "auto",
+    [BENCH_MODE_RS_AG] = "rs_ag",
+    [BENCH_MODE_BINOMIAL] = "binomial",
+    [BENCH_MODE_DOUBLING] = "doubling",
+    [BENCH_MODE_RABENSEIFNER] = "rabenseifner",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -50,6 +56,7 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
                : m == BENCH_MODE_MESH                          ? BENCH_MODE_MESH
                : m == BENCH_MODE_RING                          ? BENCH_MODE_RING
                : m == BENCH_MODE_RS_AG                         ? BENCH_MODE_RS_AG
+               : m == BENCH_MODE_RABENSEIFNER                  ? BENCH_MODE_RABENSEIFNER
                                                                : BENCH_NMODE;
     case BENCH_BARRIER:
         return BENCH_MODE_DEFAULT;
@@ -71,7 +78,7 @@ const char *bench_mode_choices(bench_coll c)
     case BENCH_REDUCE_SCATTER:
         return "pull";
     case BENCH_ALLREDUCE:
-        return "auto|mesh|ring|rs_ag";
+        return "auto|mesh|ring|rs_ag|rabenseifner";
     default:
         return "(none)";
     }
@@ -88,6 +95,52 @@ static int64_t mesh_chunk(size_t ub_bytes, size_t elt)
     if (n >= 64)
         n -= n % 64;
     return n > 0 ? n : 1;
+}
+
+/* The largest power of two <= p (p >= 1). */
+static int floor_pow2(int p)
+{
+    int b = 1;
+    while (b <= p / 2)
+        b <<= 1;
+    return b;
+}
+
+int bench_rab_depth(int p)
+{
+    int d = 0;
+    for (int b = floor_pow2(p); b > 1; b >>= 1)
+        d++;
+    return 2 * d;
+}
+
+int bench_rab_steps(int p, int rank, int64_t count, bench_rab_step *steps)
+{
+    int q = floor_pow2(p), x = p - q, n = 0;
+    if (p < 2)
+        return 0;
+    if (rank < 2 * x && rank % 2 == 0) { /* extra: the result from rank + 1 */
+        steps[n++] = (bench_rab_step){rank + 1, count, 0};
+        return n;
+    }
+    if (rank < 2 * x) /* fold rank - 1's data into mine */
+        steps[n++] = (bench_rab_step){rank - 1, count, 1};
+    int v = rank < 2 * x ? rank / 2 : rank - x, lo = 0;
+#define RAB_RANK(u) ((u) < x ? 2 * (u) + 1 : (u) + x)
+#define RAB_EDGE(s) (count * (s) / q)
+    for (int half = q / 2; half >= 1; half /= 2) { /* the half of my block that holds me */
+        int keep = (v & half) ? lo + half : lo;
+        steps[n++] =
+            (bench_rab_step){RAB_RANK(v ^ half), RAB_EDGE(keep + half) - RAB_EDGE(keep), 1};
+        lo = keep;
+    }
+    for (int half = 1; half < q; half *= 2) { /* the partner's block of `half` segments */
+        int u = v ^ half, theirs = u & ~(half - 1);
+        steps[n++] = (bench_rab_step){RAB_RANK(u), RAB_EDGE(theirs + half) - RAB_EDGE(theirs), 0};
+    }
+#undef RAB_RANK
+#undef RAB_EDGE
+    return n;
 }
 
 /* Elements of ring segment k of n elements over p ranks (allreduce_ring.c). */
@@ -230,6 +283,18 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                 k.staged = (uint64_t)mine * elt;
             }
             k.rounds = 3;
+        } else if (mode == BENCH_MODE_RABENSEIFNER) {
+            /* the steps' reads (a fold or an unfold reads the whole data),
+             * then the done round */
+            bench_rab_step st[BENCH_RAB_MAX_STEPS];
+            int ns = bench_rab_steps(p, rank, sh->count, st);
+            for (int i = 0; i < ns; i++) {
+                k.from_peers += (uint64_t)st[i].elems * elt;
+                if (st[i].reduce)
+                    k.reduced += (uint64_t)st[i].elems * elt;
+            }
+            k.staged = k.reduced; /* each reduced range is stored back */
+            k.rounds = 1;
         } else {
             int64_t ch = mesh_chunk(ub_bytes, elt);
             k.from_peers = k.reduced = (P - 1) * n;
@@ -316,6 +381,18 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
             k->notifies += (uint64_t)bench_binomial_depth(p);
             k->waits += (uint64_t)bench_binomial_depth(p);
         }
+        if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RABENSEIFNER) {
+            /* a flag per halving and doubling step, sent and waited for; a
+             * folding rank also waits for its extra rank's fold and flags
+             * the unfold, an extra rank flags the fold and waits for the
+             * unfold: as many of each as the rank has steps */
+            int q = floor_pow2(p), x = p - q;
+            uint64_t n = rank < 2 * x && rank % 2 == 0 ? 1
+                         : rank < 2 * x                ? (uint64_t)bench_rab_depth(p) + 1
+                                                       : (uint64_t)bench_rab_depth(p);
+            k->notifies += n;
+            k->waits += n;
+        }
     }
 }
 
@@ -386,6 +463,11 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
                      "other segment once; segments of at least 256 B, so below 256*P B only "
                      "the first N/256 ranks own one); 3 rounds"
+               : mode == BENCH_MODE_RABENSEIFNER
+                   ? "rabenseifner: Q = the largest power of two <= P; about 2(Q-1)/Q*N from "
+                     "peers in 2 log2 Q steps (recursive halving, then doubling; segment edges "
+                     "N*s/Q), + N on the P-Q ranks that fold an extra rank in, N on each extra "
+                     "rank; a chain of 2 log2 Q flags (+1 fold or unfold), then 1 round"
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of rs_ag (about 2(P-1)/P*N from peers, 3 rounds) and the "
                      "mesh ((P-1)*N from peers, 1 + chunks rounds) the cost model predicts faster"

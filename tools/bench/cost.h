@@ -21,8 +21,9 @@ typedef enum bench_mode {
     BENCH_MODE_RING,    /* allreduce */
     BENCH_MODE_AUTO,    /* allreduce: one round when small, else the cost model's pick (PLD_AUTO) */
     BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
-    BENCH_MODE_BINOMIAL, /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
-    BENCH_MODE_DOUBLING, /* allgather: recursive doubling (PLD_AG_DOUBLING) */
+    BENCH_MODE_BINOMIAL,     /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
+    BENCH_MODE_DOUBLING,     /* allgather: recursive doubling (PLD_AG_DOUBLING) */
+    BENCH_MODE_RABENSEIFNER, /* allreduce: recursive halving, then doubling (PLD_RABENSEIFNER) */
     BENCH_NMODE
 } bench_mode;
 
@@ -59,7 +60,9 @@ typedef struct bench_card {
  * x the form's per-round counts, plus its epilogue; the one-round path's
  * P-1 flags; the binomial broadcast's flags to its children and from its
  * parent; the doubling allgather's flag per step, sent and waited for;
- * the ring's own protocol is not counted (BENCH_CARD_UNCOUNTED). */
+ * the Rabenseifner allreduce's flag per step, its fold's and its unfold's
+ * (bench_rab_steps); the ring's own protocol is not counted
+ * (BENCH_CARD_UNCOUNTED). */
 void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, int one_round,
                      const pld_sync_info *si, bench_card *k);
 /* The binomial broadcast's tree (src/coll/broadcast_binomial.c): the
@@ -68,6 +71,32 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
 int bench_binomial_children(int p, int rank, int root);
 int bench_binomial_parent(int p, int rank, int root);
 int bench_binomial_depth(int p);
+
+/* One step of the Rabenseifner allreduce on a rank
+ * (src/coll/allreduce_rabenseifner.c): the rank it reads from, and how
+ * many elements (0 where the range is empty: the flags still pass). */
+typedef struct bench_rab_step {
+    int peer;
+    int64_t elems;
+    int reduce; /* 1: reduced into mine (fold, halving), 0: copied */
+} bench_rab_step;
+
+/* The most steps of one rank: a fold, then 2 log2 Q with Q <= 65536. */
+#define BENCH_RAB_MAX_STEPS 34
+
+/* The steps of `rank` in a Rabenseifner allreduce of `count` elements over
+ * p ranks, in order, into steps[] (BENCH_RAB_MAX_STEPS at most); returns
+ * how many: with Q the largest power of two <= p and X = p - Q, an extra
+ * rank (even, below 2X) reads the whole result from rank + 1 (1 step); a
+ * folding rank (odd, below 2X) first reduces rank - 1's whole data into
+ * its own (1 + 2 log2 Q steps); then log2 Q halving steps (the half of the
+ * block that holds me, segment edges count*s/Q) and log2 Q doubling steps
+ * (the partner's block). Each step is one flag sent and one waited for,
+ * except that a folding rank sends the unfold's flag after its steps
+ * instead of a fold flag, and waits for the fold's flag before them. */
+int bench_rab_steps(int p, int rank, int64_t count, bench_rab_step *steps);
+/* Halving and doubling steps of a stepping rank: 2 log2 Q. */
+int bench_rab_depth(int p);
 
 /* 1 when the call has a one-round form: its payload per peer in
  * *per_peer. */

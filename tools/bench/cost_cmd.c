@@ -36,7 +36,7 @@ static int usage(FILE *out)
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
             "      --mode M        allgather push|inplace|doubling, allreduce\n"
-            "                      auto|mesh|ring|rs_ag,\n"
+            "                      auto|mesh|ring|rs_ag|rabenseifner,\n"
             "                      broadcast pull|binomial\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
@@ -209,6 +209,9 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
     predict_line(autom && !one && pick == PLD_RS_AG ? "rs_ag (auto's pick)" : "rs_ag",
                  mode == BENCH_MODE_RS_AG || (autom && !one && pick == PLD_RS_AG), c,
                  BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards);
+    /* one round in this model: the chain of its steps' flags is not in it */
+    predict_line("rabenseifner", mode == BENCH_MODE_RABENSEIFNER, c, BENCH_MODE_RABENSEIFNER, p,
+                 root, sh, esz, ub, 0, t, cards);
 }
 
 /* ---- --predict --params FILE: the projection, without a world ----------- */
@@ -245,7 +248,8 @@ static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
         a[1] = (proj_alg){"mesh", BENCH_MODE_MESH, 0};
         a[2] = (proj_alg){"ring", BENCH_MODE_RING, 0};
         a[3] = (proj_alg){"rs_ag", BENCH_MODE_RS_AG, 0};
-        return 4;
+        a[4] = (proj_alg){"rabenseifner", BENCH_MODE_RABENSEIFNER, 0};
+        return 5;
     case BENCH_ALL_TO_ALL:
         a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
         a[1] = (proj_alg){"one_round", BENCH_MODE_PUSH, 1};
@@ -330,7 +334,8 @@ static void proj_header(const char *path, const proj_params *pp, bench_coll c, i
     printf("# predicted_us = (rounds x hops + chain) x alpha + f x (messages x overhead + "
            "intra_B x beta_within + inter_B x beta_between), messages and bytes of the busiest "
            "rank (bytes it receives, or that peers read from it where more; chain: the binomial "
-           "tree's depth, the doubling allgather's steps); projections, not measurements\n");
+           "tree's depth, the doubling allgather's and the Rabenseifner allreduce's steps); "
+           "projections, not measurements\n");
 }
 
 static void proj_table(const proj_row *rows, int n)

@@ -342,7 +342,14 @@ static uint64_t peer_transfers(bench_coll c, const proj_alg *a, int p, int rank,
         return peers;
     case BENCH_ALLREDUCE:
         if (a->mode == BENCH_MODE_RING)
-            return (uint64_t)k->rounds;    /* one pull from the left neighbour per step */
+            return (uint64_t)k->rounds;           /* one pull from the left neighbour per step */
+        if (a->mode == BENCH_MODE_RABENSEIFNER) { /* a get per step that reads anything */
+            bench_rab_step st[BENCH_RAB_MAX_STEPS];
+            uint64_t n = 0;
+            for (int i = 0, ns = bench_rab_steps(p, rank, sh->count, st); i < ns; i++)
+                n += st[i].elems > 0;
+            return n;
+        }
         if (a->mode == BENCH_MODE_RS_AG) { /* an owner: its segment from each peer, then
                                             * each other owner's; the rest: each owner's */
             uint64_t m = (uint64_t)pld_tune_rs_ag_owners(p, (size_t)sh->bytes);
@@ -368,7 +375,7 @@ static int same_node(const proj_params *pp, int a, int b)
 
 /* The bytes of the card to and from peers that cross nodes. */
 static uint64_t inter_bytes(const proj_params *pp, bench_coll c, const proj_alg *a, int p, int rank,
-                            int root, uint64_t peer_bytes)
+                            int root, const bench_shape *sh, size_t elt, uint64_t peer_bytes)
 {
     if (p < 2 || !peer_bytes)
         return 0;
@@ -382,6 +389,14 @@ static uint64_t inter_bytes(const proj_params *pp, bench_coll c, const proj_alg 
             if (!same_node(pp, rank, (int)((rank - h + p) % p)))
                 rows += (uint64_t)(h < p - h ? h : p - h);
         return peer_bytes / (uint64_t)(p - 1) * rows;
+    }
+    if (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RABENSEIFNER) { /* the steps' partners */
+        bench_rab_step st[BENCH_RAB_MAX_STEPS];
+        uint64_t away = 0;
+        for (int i = 0, ns = bench_rab_steps(p, rank, sh->count, st); i < ns; i++)
+            if (!same_node(pp, rank, st[i].peer))
+                away += (uint64_t)st[i].elems * elt;
+        return away;
     }
     uint64_t away = (uint64_t)(p - node_size(pp, p, rank)); /* peers on other nodes */
     return (uint64_t)((double)peer_bytes * (double)away / (double)(p - 1) + 0.5);
@@ -431,7 +446,7 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
     r->rounds = k.rounds;
     r->hops = proj_alg_own_sync(c, a) ? 1 : si.hops;
     r->messages = k.notifies + peer_transfers(c, a, p, rank, root, sh, &k);
-    r->bytes[PROJ_INTER] = inter_bytes(pp, c, a, p, rank, root, peer);
+    r->bytes[PROJ_INTER] = inter_bytes(pp, c, a, p, rank, root, sh, elt, peer);
     r->bytes[PROJ_INTRA] = peer - r->bytes[PROJ_INTER] + k.self;
     uint64_t served[PROJ_NLEVELS];
     served_bytes(pp, c, a, p, rank, root, (uint64_t)sh->bytes, served);
@@ -466,10 +481,13 @@ void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sy
                    : 1.0;
     int level = nodes_of(pp, p) > 1 ? PROJ_INTER : PROJ_INTRA;
     /* the binomial broadcast's flags pass down the tree one level at a time,
-     * the doubling allgather's from step to step */
+     * the doubling allgather's from step to step, the Rabenseifner
+     * allreduce's through the fold, its 2 log2 Q steps and the unfold */
     if ((c == BENCH_BROADCAST && a->mode == BENCH_MODE_BINOMIAL && !a->one_round) ||
         (c == BENCH_ALLGATHER && a->mode == BENCH_MODE_DOUBLING))
         busiest.chain = bench_binomial_depth(p);
+    if (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RABENSEIFNER && p > 1)
+        busiest.chain = bench_rab_depth(p) + ((p & (p - 1)) ? 2 : 0);
     busiest.us = (busiest.rounds * busiest.hops + busiest.chain) * pp->alpha_us[level] + f * worst;
     *out = busiest;
 }

@@ -112,8 +112,10 @@ int proj_alg_own_sync(bench_coll c, const proj_alg *a);
 
 typedef struct proj_result {
     int rounds, hops;
-    int chain;                    /* hops beyond the rounds': the binomial tree's depth */
-    uint64_t messages;            /* busiest rank */
+    int chain;         /* hops beyond the rounds': the binomial tree's depth, the doubling
+                          allgather's steps, the Rabenseifner allreduce's steps (and its fold
+                          and unfold when P is not a power of two) */
+    uint64_t messages; /* busiest rank */
     uint64_t bytes[PROJ_NLEVELS]; /* busiest rank, within node and between nodes: what it
                                    * receives, or what peers read from it where more */
     double us;                    /* predicted time of the call */

@@ -106,9 +106,10 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
             pld_allreduce(c, g->data, g->ring_sig, a->spec.op, PLD_RING);
         else
             pld_allreduce(c, g->data, g->sig, a->spec.op,
-                          a->spec.mode == BENCH_MODE_AUTO    ? PLD_AUTO
-                          : a->spec.mode == BENCH_MODE_RS_AG ? PLD_RS_AG
-                                                             : PLD_MESH);
+                          a->spec.mode == BENCH_MODE_AUTO           ? PLD_AUTO
+                          : a->spec.mode == BENCH_MODE_RS_AG        ? PLD_RS_AG
+                          : a->spec.mode == BENCH_MODE_RABENSEIFNER ? PLD_RABENSEIFNER
+                                                                    : PLD_MESH);
         break;
     case BENCH_ALL_TO_ALL:
         pld_all_to_all(c, b->in, g->data, g->sig);
