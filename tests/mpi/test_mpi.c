@@ -162,15 +162,19 @@ static void test_collectives(int np, int64_t s)
     }
     CHECK(bad == 0, "reduce_scatter S=%lld: %d wrong elements", (long long)s, bad);
 
-    /* allreduce, mesh and ring (the ring has its own signal shape) */
+    /* allreduce, mesh, ring (its own signal shape) and recursive halving
+     * and doubling (ranks folding in where np is not a power of two) */
     pld_dtensor ring_sig = window2d(w, "ring_sig", PLD_INT32, np > 1 ? 2 * (np - 1) : 1, np);
-    for (int mode = PLD_MESH; mode <= PLD_RING; mode++) {
+    static const pld_allreduce_mode modes[] = {PLD_MESH, PLD_RING, PLD_RABENSEIFNER};
+    static const char *const mode_names[] = {"mesh", "ring", "rabenseifner"};
+    for (int m = 0; m < 3; m++) {
+        pld_allreduce_mode mode = modes[m];
         for (int64_t i = 0; i < s; i++)
             tg[i] = val(me, 1, i);
         pld_dtensor data = target;
         data.shape[0] = 1; /* [1,S] view of the target window */
-        CHECK(pld_host_allreduce(w, data, mode == PLD_RING ? &ring_sig : &sig, PLD_SUM,
-                                 (pld_allreduce_mode)mode, 1) == PLD_OK,
+        CHECK(pld_host_allreduce(w, data, mode == PLD_RING ? &ring_sig : &sig, PLD_SUM, mode, 1) ==
+                  PLD_OK,
               "%s", pld_world_error(w));
         bad = 0;
         for (int64_t i = 0; i < s; i++) {
@@ -179,8 +183,7 @@ static void test_collectives(int np, int64_t s)
                 want += val(r, 1, i);
             bad += tg[i] != want;
         }
-        CHECK(bad == 0, "allreduce %s S=%lld: %d wrong elements", mode ? "ring" : "mesh",
-              (long long)s, bad);
+        CHECK(bad == 0, "allreduce %s S=%lld: %d wrong elements", mode_names[m], (long long)s, bad);
     }
 
     /* broadcast from the last rank */
