@@ -4,8 +4,8 @@
 #   1. every configuration (P x call sequence) must pass with zero errors:
 #      no assertion violation (wrong data version, agreement slot, non-zero
 #      signal or flag at the end, a flag of another call at a binomial
-#      broadcast's or doubling allgather's wait, the ordering guarantee) and
-#      no invalid end state (deadlock);
+#      broadcast's, doubling allgather's or Rabenseifner allreduce's wait,
+#      the ordering guarantee) and no invalid end state (deadlock);
 #   2. every planted mutant must be rejected in at least one configuration
 #      it applies to -- except ring_skip_right_wait, which the model proves
 #      harmless (see docs/dev/model.md) and which must therefore pass.
@@ -84,6 +84,24 @@ done
 CONFIGS="$CONFIGS 4:agd_ag 4:agd_ag:SYNC_DISSEM 4:agd_ag:SYNC_TREE 4:agd_a2a_agd
          4:agd_llag_a2a_agd:SYNC_TREE"
 [ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 4:agd_bc_ag 4:agd_llag_a2a_agd 5:agd_ag:SYNC_TREE"
+# With the Rabenseifner allreduce (two epochs per call on the same flags):
+# at P = 2 (one halving and one doubling step) and P = 3 (an extra rank
+# folds into rank 1) in every form; at P = 4 (two steps each way, the
+# second halving step reads what the first one reduced): the allreduce
+# followed at once by an rs_ag on the same data in every form, two calls
+# around a push in the full form, and the mix with a one-round allreduce
+# in the tree form; and at P = 5 (a fold, then two steps each way) the
+# first one in the tree form (14.5 M states, about 16 s and 0.8 GB).
+# LONG=1 adds the other two at P = 4 in the other forms, and the two
+# calls around a push at P = 5 in the tree form (12.4 M states).
+RAB_SEQS="rab_rsag rab_a2a_rab rab_llar_rab"
+for s in $RAB_SEQS; do
+    CONFIGS="$CONFIGS 2:$s 3:$s 3:$s:SYNC_DISSEM 3:$s:SYNC_TREE"
+done
+CONFIGS="$CONFIGS 4:rab_rsag 4:rab_rsag:SYNC_DISSEM 4:rab_rsag:SYNC_TREE 4:rab_a2a_rab
+         4:rab_llar_rab:SYNC_TREE 5:rab_rsag:SYNC_TREE"
+[ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 4:rab_a2a_rab:SYNC_DISSEM 4:rab_a2a_rab:SYNC_TREE
+                                 4:rab_llar_rab 4:rab_llar_rab:SYNC_DISSEM 5:rab_a2a_rab:SYNC_TREE"
 # The log-depth forms of the credit rounds (PLD_SYNC; signal.pml), written
 # P:sequence:FORM: every builtin kind again with each form at P = 3 (three
 # ranks: dissemination's non-power of two, a tree with one full level) and
@@ -143,14 +161,19 @@ declare -A APPLIES=(
     [doubling_no_wait]=$AGD_SEQS
     [doubling_flag_first]=$AGD_SEQS
     [doubling_no_done]=$AGD_SEQS
+    [rab_no_wait]=$RAB_SEQS
+    [rab_gather_no_wait]=$RAB_SEQS
+    [rab_no_fold_wait]=$RAB_SEQS
+    [rab_no_done]=$RAB_SEQS
 )
 # The first twelve are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the next three
 # are the one-round path's (ll.pml), planted in src/coll/mutant.h too; then
 # the forms' (signal.pml); the binomial broadcast's: binomial_no_wait
-# of src/coll/mutant.h and two of the model's own; and the doubling
+# of src/coll/mutant.h and two of the model's own; the doubling
 # allgather's: doubling_no_wait and doubling_no_done of src/coll/mutant.h
-# and the model's own doubling_flag_first.
+# and the model's own doubling_flag_first; and the Rabenseifner
+# allreduce's four, all of src/coll/mutant.h.
 MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          rsag_no_round2 rsag_no_readdone moe_recv_early moe_combine_no_done
@@ -158,7 +181,8 @@ MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ll_one_slot ll_no_wait ll_flag_before_data
          dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms
          binomial_no_wait binomial_flag_first binomial_no_readdone
-         doubling_no_wait doubling_flag_first doubling_no_done"
+         doubling_no_wait doubling_flag_first doubling_no_done
+         rab_no_wait rab_gather_no_wait rab_no_fold_wait rab_no_done"
 # Mutants the model proves equivalent to the real protocol: they must pass.
 EQUIVALENT="ring_skip_right_wait"
 
@@ -215,7 +239,7 @@ run_one() {
         *"invalid end state"*) what="deadlock (invalid end state)" ;;
         *"(sig["*) what="signal not zero at quiescence" ;;
         *"(flag[n]"*) what="flag not zero at quiescence" ;;
-        *"(flag["*) what="a flag wait (binomial broadcast, doubling allgather) saw another call's flag" ;;
+        *"(flag["*) what="a flag wait (binomial broadcast, doubling allgather, Rabenseifner allreduce) saw another call's flag" ;;
         *"(agr["*) what="agreement slot holds another call's fingerprint" ;;
         *"(ent["*) what="ordering guarantee broken: a rank started a call before every rank entered the one before" ;;
         *"assertion violated"*)
@@ -239,10 +263,12 @@ run_one() {
 # root, which staged before round 1: both changes are harmless there), and
 # 4 for the doubling allgather's (below P = 4 no rank forwards a row it
 # received: every step puts the rank's own row only, and the done round
-# orders everything else).
+# orders everything else); 3 for the Rabenseifner allreduce's fold (at
+# P = 2 no rank folds).
 mutant_ps() {
     case $1 in
     binomial_no_wait | binomial_flag_first | doubling_*) echo 4; return ;;
+    rab_no_fold_wait) echo 3; return ;;
     esac
     case $2 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
 }

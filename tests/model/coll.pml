@@ -17,7 +17,7 @@
  * Locals of the rank process used here: i, j, q (loop indices, a peer), g (a
  * round or ring step), L, R (ring neighbours). */
 
-#define V(k, n) ((k) * 4 + (n))
+#define V(k, n) ((k) * 8 + (n))   /* n < 8: reductions over up to 7 ranks */
 
 /* ---- windows (only the ones the sequence uses take state) ---------------- */
 #ifdef USE_BCAST
@@ -41,9 +41,19 @@ byte rs[P * P];             /* reduce_scatter data [P,S] */
 byte mesh[P * NCH];         /* allreduce mesh data: NCH chunks */
 #define MESH(r, c) mesh[(r) * NCH + (c)]
 #endif
-#ifdef USE_RSAG
-byte ra[P * P];             /* allreduce rs_ag data: P segments, segment s owned by rank s */
+#if defined(USE_RSAG) || defined(USE_RAB)
+byte ra[P * P];             /* allreduce rs_ag data: P segments, segment s owned by rank s;
+                             * the Rabenseifner allreduce's: the first Q */
 #define RA(r, s) ra[(r) * P + (s)]
+#endif
+#ifdef USE_RAB
+#if P < 4                   /* Q: the Rabenseifner allreduce's segments */
+#define RQ 2
+#elif P < 8
+#define RQ 4
+#else
+#define RQ 8
+#endif
 #endif
 #ifdef USE_RING
 byte rg[P * P];             /* allreduce ring data: P segments */
@@ -79,12 +89,14 @@ byte mo[P * P];             /* combine out: the rows back from expert rank d */
 /* ---- the group's flag lines (src/coll/ll.h) --------------------------------
  * Every rank has 2 x P flag cells: cell (q, src) is written by rank src
  * only, with Set, and holds the epoch of src's last call of parity q that
- * wrote it. The one-round path (ll.pml), the binomial broadcast and the
- * doubling allgather use them, and all take their epochs from one count
- * per rank (the locals ep and pq of pld.pml). pld clears every flag on the host before the next
- * launch; here each rank clears its own at kernel end instead, and the end
- * of init asserts that they are still zero: every Set of the launch landed
- * before its owner finished, so one clear between launches is enough. */
+ * wrote it. The one-round path (ll.pml), the binomial broadcast, the
+ * doubling allgather and the Rabenseifner allreduce use them, and all take
+ * their epochs from one count per rank (the locals ep and pq of pld.pml;
+ * the Rabenseifner allreduce takes two). pld clears every flag on the host
+ * before the next launch; here each rank clears its own at kernel end
+ * instead, and the end of init asserts that they are still zero: every Set
+ * of the launch landed before its owner finished, so one clear between
+ * launches is enough. */
 #ifdef USE_FLAGS
 byte flag[P * 2 * P];
 #define FLAG(r, par, s) flag[((r) * 2 + (par)) * P + (s)]
@@ -103,12 +115,13 @@ inline ll_kernel_end()
 #endif
 
 /* ---- the ordering guarantee G ----------------------------------------------
- * In the sequences with one-round calls (ll.pml), binomial broadcasts or
- * doubling allgathers, every call asserts at its entry that every rank has
- * entered the call before it: the rounds of the two paths must keep that
- * together, the credit builtins that push before their barrier rely on it,
- * and so do the flags' epochs. ent[r] is the last call rank r entered. -DNOG leaves the
- * assertion out, to see what a broken G breaks. */
+ * In the sequences with one-round calls (ll.pml), binomial broadcasts,
+ * doubling allgathers or Rabenseifner allreduces, every call asserts at its
+ * entry that every rank has entered the call before it: the rounds of the
+ * two paths must keep that together, the credit builtins that push before
+ * their barrier rely on it, and so do the flags' epochs. ent[r] is the last
+ * call rank r entered. -DNOG leaves the assertion out, to see what a broken
+ * G breaks. */
 #if defined(USE_FLAGS) && !defined(NOG)
 byte ent[P];
 inline g_enter(k)
@@ -644,6 +657,239 @@ inline do_rsag(k)
         for (i : 0 .. RSAG_OWNERS - 1) {
             RA(me, i) = 0
         }
+    }
+}
+#endif
+
+#ifdef USE_RAB
+/* ---- allreduce by recursive halving and doubling (allreduce_rabenseifner.c)
+ * Q = RQ is the largest power of two <= P and X = RX = P - Q. The even ranks
+ * below 2X are extra ranks; the others are virtual ranks v = RVIRT(me) =
+ * 0 .. Q-1 (rank RREAL(v) = 2v+1 for v < X, v+X beyond). The data is cut
+ * into Q segments, RA(r, s) for s < Q (the rs_ag window, whose first Q
+ * segments they are: an rs_ag with Q owners cuts the data the same way).
+ * A segment holds V(k, n), n the number of ranks reduced into it: the
+ * virtual ranks w whose contributions a segment of v holds are those with
+ * w = v mod m, m = Q before the first halving step and halved by each, and
+ * w < X stands for two ranks, so n = RCNT(v, m) = Q/m + #{w < X, w = v mod
+ * m} (1 or 2 before the first step, P after the last). The call takes two
+ * epochs as two one-round calls would (pld__ll_count_line twice): e1 = ep-1,
+ * in the flag cells of parity (ep-1) mod 2, and e2 = ep, in the others.
+ *   extra    (me even, < 2X) Set e1 into my cell of me+1's flags; wait my
+ *            cell (e2's parity, me+1) >= e2; copy every segment of me+1
+ *   fold     (me odd, < 2X) wait my cell (e1's parity, me-1) >= e1; reduce
+ *            every segment of me-1 into mine: V(k, 1) + V(k, 1) = V(k, 2)
+ *   halving  g = Q/2, Q/4, .. 1, partner q = RREAL(v xor g): Set e1 into my
+ *            cell of q's flags; wait my cell (e1's parity, q) >= e1; reduce
+ *            q's copy of my block [RBLK(v, g), +g) into mine (it holds
+ *            RCNT(v xor g, 2g), mine RCNT(v, 2g), the sum RCNT(v, g))
+ *   doubling g = 1, 2, .. Q/2, same partners: Set e2 into my cell of q's
+ *            flags; wait my cell (e2's parity, q) >= e2; copy q's block
+ *            [RBLK(v xor g, g), +g), which is final (V(k, P)), into mine
+ *   unfold   (me odd, < 2X) Set e2 into my cell of me-1's flags
+ * then the done round, round 1 (the call's only credit round, so it is where
+ * the library compares the fingerprints: first_round), and epilogue 1.
+ * Every wait also asserts that the cell holds exactly the epoch waited for.
+ * A reduce is a read step (asserting the partner's block and mine) then a
+ * write step, a copy a read step then a write step, each over the whole
+ * block: every rank writes only its own data, a whole block per step, so a
+ * read can only meet another call's writes (the caller's rewrite, the next
+ * call's), and spin puts each of them before the read step or after it.
+ * Planted bugs (src/coll/mutant.h): rab_no_wait (the first halving step
+ * reads without its wait), rab_gather_no_wait (the first doubling step
+ * copies without its wait), rab_no_fold_wait (the fold reads without the
+ * extra rank's flag), rab_no_done (no done round, no epilogue; so no
+ * agreement comparison either).
+ * Locals: g = the step's half, q = the partner, j = a segment. */
+#define RX (P - RQ)
+#define RVIRT(r) ((r) < 2 * RX -> (r) / 2 : (r) - RX)
+#define RREAL(v) ((v) < RX -> 2 * (v) + 1 : (v) + RX)
+#define RCNT(v, m) (RQ / (m) + (RX + (m) - 1 - (v) % (m)) / (m))
+#define RBLK(v, g) ((v) / (g) * (g))
+
+/* wait my cell (par, q) >= e: it is e */
+inline rab_wait(par, e)
+{
+    atomic {
+        (FLAG(me, par, q) >= e);
+        assert(FLAG(me, par, q) == e)
+    }
+}
+
+inline rab_halving(k)
+{
+    do                            /* g = Q/2 and q its partner on entry */
+    :: g >= 1 ->
+        FLAG(q, (ep - 1) % 2, me) = ep - 1;    /* my block is ready */
+#ifdef rab_no_wait
+        if
+        :: g == RQ / 2 -> skip    /* mutant: the first step reads without waiting */
+        :: else -> rab_wait((ep - 1) % 2, ep - 1)
+        fi;
+#else
+        rab_wait((ep - 1) % 2, ep - 1);
+#endif
+        d_step {                  /* read q's copy of my block, and mine */
+            for (j : RBLK(RVIRT(me), g) .. RBLK(RVIRT(me), g) + g - 1) {
+                assert(RA(q, j) == V(k, RCNT(RVIRT(me) ^ g, 2 * g)) &&
+                       RA(me, j) == V(k, RCNT(RVIRT(me), 2 * g)))
+            };
+            j = 0
+        };
+        d_step {                  /* store the sum into mine; the next step */
+            for (j : RBLK(RVIRT(me), g) .. RBLK(RVIRT(me), g) + g - 1) {
+                RA(me, j) = V(k, RCNT(RVIRT(me), g))
+            };
+            j = 0;
+            g = g / 2;
+            if
+            :: g >= 1 -> q = RREAL(RVIRT(me) ^ g)
+            :: else -> q = RREAL(RVIRT(me) ^ 1)
+            fi
+        }
+    :: else -> break
+    od
+}
+
+inline rab_doubling(k)
+{
+    g = 1;
+    do
+    :: g < RQ ->
+        FLAG(q, ep % 2, me) = ep; /* my block of g segments is final */
+#ifdef rab_gather_no_wait
+        if
+        :: g == 1 -> skip         /* mutant: the first step copies without waiting */
+        :: else -> rab_wait(ep % 2, ep)
+        fi;
+#else
+        rab_wait(ep % 2, ep);
+#endif
+        d_step {                  /* read q's block */
+            for (j : RBLK(RVIRT(me) ^ g, g) .. RBLK(RVIRT(me) ^ g, g) + g - 1) {
+                assert(RA(q, j) == V(k, P))
+            };
+            j = 0
+        };
+        d_step {                  /* copy it into mine; the next step */
+            for (j : RBLK(RVIRT(me) ^ g, g) .. RBLK(RVIRT(me) ^ g, g) + g - 1) {
+                RA(me, j) = V(k, P)
+            };
+            j = 0;
+            g = g * 2;
+            if
+            :: g < RQ -> q = RREAL(RVIRT(me) ^ g)
+            :: else -> q = 0
+            fi
+        }
+    :: else -> break
+    od;
+    g = 0
+}
+
+inline rab(k)
+{
+    agree_publish(k);
+    d_step {                      /* take two epochs, e1 = ep-1 and e2 = ep;
+                                   * the first partner */
+        ep = ep + 2;
+        g = RQ / 2;
+        if
+        :: me < 2 * RX && me % 2 == 0 -> q = me + 1
+        :: me < 2 * RX && me % 2 == 1 -> q = me - 1
+        :: else -> q = RREAL(RVIRT(me) ^ g)
+        fi
+    };
+    if
+    :: me < 2 * RX && me % 2 == 0 -> /* extra: fold into me+1, take its result */
+        FLAG(q, (ep - 1) % 2, me) = ep - 1;
+        rab_wait(ep % 2, ep);
+        d_step {                  /* read me+1's result */
+            for (j : 0 .. RQ - 1) {
+                assert(RA(q, j) == V(k, P))
+            };
+            j = 0
+        };
+        d_step {                  /* copy it into mine */
+            for (j : 0 .. RQ - 1) {
+                RA(me, j) = V(k, P)
+            };
+            j = 0;
+            g = 0;
+            q = 0
+        }
+    :: else ->
+        if
+        :: me < 2 * RX ->         /* fold the extra rank me-1 in */
+#ifndef rab_no_fold_wait
+            rab_wait((ep - 1) % 2, ep - 1);
+#endif
+            d_step {              /* read me-1's data, and mine */
+                for (j : 0 .. RQ - 1) {
+                    assert(RA(q, j) == V(k, 1) && RA(me, j) == V(k, 1))
+                };
+                j = 0
+            };
+            d_step {              /* store the sum into mine; the first
+                                   * halving partner */
+                for (j : 0 .. RQ - 1) {
+                    RA(me, j) = V(k, 2)
+                };
+                j = 0;
+                q = RREAL(RVIRT(me) ^ g)
+            }
+        :: else -> skip
+        fi;
+        rab_halving(k);
+        rab_doubling(k);
+        if
+        :: me < 2 * RX ->         /* unfold: the result is final, me-1 may copy it */
+            FLAG(me - 1, ep % 2, me) = ep
+        :: else -> skip
+        fi
+    fi;
+#ifdef rab_no_done
+    skip                          /* mutant: no done round (so no agreement
+                                   * comparison) and no epilogue */
+#else
+    first_round(k);               /* done: nobody reads any rank's data for
+                                   * this call any more */
+    credit_epilogue(1)
+#endif
+}
+
+/* the caller stages every segment */
+inline rab_stage(k)
+{
+    d_step {
+        for (i : 0 .. RQ - 1) {
+            RA(me, i) = V(k, 1)
+        };
+        i = 0
+    }
+}
+
+/* the caller reads the result */
+inline rab_read(k)
+{
+    d_step {
+        for (i : 0 .. RQ - 1) {
+            assert(RA(me, i) == V(k, P))
+        };
+        i = 0
+    }
+}
+
+inline do_rab(k)
+{
+    rab_stage(k);
+    rab(k);
+    rab_read(k);
+    d_step {                      /* peers read it: reusable now */
+        for (i : 0 .. RQ - 1) {
+            RA(me, i) = 0
+        };
+        i = 0
     }
 }
 #endif

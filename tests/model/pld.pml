@@ -13,9 +13,10 @@
  * of the ranks. The one-round path of the small builtins (src/coll/ll.c;
  * ll.pml) runs in sequences of its own, alone and mixed with credit calls
  * on the signal; so do the binomial-tree broadcast
- * (src/coll/broadcast_binomial.c; coll.pml) and the allgather by recursive
- * doubling (src/coll/allgather_doubling.c; coll.pml), which wait on the
- * one-round path's flags.
+ * (src/coll/broadcast_binomial.c; coll.pml), the allgather by recursive
+ * doubling (src/coll/allgather_doubling.c; coll.pml) and the allreduce by
+ * recursive halving and doubling (src/coll/allreduce_rabenseifner.c;
+ * coll.pml), which wait on the one-round path's flags.
  *
  * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
  * a wait is a blocking expression (cell >= g). Data is reduced to versions:
@@ -32,11 +33,12 @@
  *   2. no deadlock -- spin's end-state check: every rank finishes;
  *   3. every signal cell is zero once all ranks finished -- the assertion
  *      at the end of init; so is every flag (one-round calls, binomial
- *      broadcasts, doubling allgathers), which each rank clears at kernel
- *      end;
- *   4. with one-round calls, binomial broadcasts or doubling allgathers in
- *      the sequence: the ordering guarantee -- when a rank enters call k,
- *      every rank has entered call k-1 (coll.pml).
+ *      broadcasts, doubling allgathers, Rabenseifner allreduces), which
+ *      each rank clears at kernel end;
+ *   4. with one-round calls, binomial broadcasts, doubling allgathers or
+ *      Rabenseifner allreduces in the sequence: the ordering guarantee --
+ *      when a rank enters call k, every rank has entered call k-1
+ *      (coll.pml).
  *
  * Planted mutants (-D<name>), the protocol bugs of src/coll/mutant.h:
  * rooted_bcast, no_epilogue, eq_wait, push_after_barrier, mesh_no_readdone,
@@ -48,7 +50,9 @@
  * binomial_no_wait, with two of the model's own, binomial_flag_first and
  * binomial_no_readdone (coll.pml); the doubling allgather's
  * doubling_no_wait and doubling_no_done, with the model's own
- * doubling_flag_first (coll.pml).
+ * doubling_flag_first (coll.pml); and the Rabenseifner allreduce's
+ * rab_no_wait, rab_gather_no_wait, rab_no_fold_wait and rab_no_done
+ * (coll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *
@@ -69,7 +73,7 @@
 
 #include "seq.pml"
 /* the group's flag lines and the epoch count (coll.pml) */
-#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL) || defined(USE_AG_DOUBLING)
+#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL) || defined(USE_AG_DOUBLING) || defined(USE_RAB)
 #define USE_FLAGS
 #endif
 #include "signal.pml"

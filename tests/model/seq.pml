@@ -9,7 +9,8 @@
  * reads each result right after its call returns (but the first one of
  * agd_ag: the next call writes the window it delivered, so the caller may
  * not rely on it), and rewrites every window that peers read during a call
- * (pull sources) right after that call.
+ * (pull sources) right after that call (in rab_rsag the next call's staging
+ * is that rewrite).
  *
  * do_ll_* are the one-round path of the same builtins (ll.pml): they write
  * no peer's user window, so the same one-round kind may run twice in a row;
@@ -258,6 +259,37 @@
 #define USE_AG_DOUBLING
 #define USE_A2A
 #define SEQUENCE do_allgather_doubling(1); do_ll_allgather(2); do_a2a(3); do_allgather_doubling(4)
+
+#elif defined(SEQ_rab_rsag)
+/* Rabenseifner allreduce -> rs_ag allreduce on the same data at once: the
+ * rs_ag with Q segment owners (RSAG_OWNERS = Q: the Rabenseifner cuts the
+ * data into Q segments, this rs_ag the same way), whose caller stages the
+ * data the Rabenseifner call's peers read, right after reading its result.
+ * What the done round is for: a rank that left the Rabenseifner call
+ * rewrites data its last partners may still copy */
+#define USE_RAB
+#define USE_RSAG
+#define RSAG_OWNERS RQ
+#define SEQUENCE rab_stage(1); rab(1); rab_read(1); do_rsag(2)
+
+#elif defined(SEQ_rab_a2a_rab)
+/* Rabenseifner allreduce -> all_to_all -> Rabenseifner allreduce: two calls
+ * on one data window and one signal, a push between them; epochs 1-2 and
+ * 3-4, so the second call's flags of each kind land over the first one's */
+#define USE_RAB
+#define USE_A2A
+#define SEQUENCE do_rab(1); do_a2a(2); do_rab(3)
+
+#elif defined(SEQ_rab_llar_rab)
+/* Rabenseifner allreduce -> one-round allreduce -> Rabenseifner allreduce:
+ * one epoch count for both paths (epochs 1-2, 3, 4-5), so the second call's
+ * halving flags (epoch 4) land in the cells of the first one's doubling
+ * flags (epoch 2), and its doubling flags (5) over the one-round call's and
+ * the first halving's (3, 1) */
+#define USE_LL
+#define USE_LLAR
+#define USE_RAB
+#define SEQUENCE do_rab(1); do_ll_allreduce(2); do_rab(3)
 
 #else
 #error "pick a sequence: -DSEQ_<name> (see seq.pml)"
