@@ -790,11 +790,15 @@ static void run_reduction(const args *a, pld_ctx *c, chk *h, uint64_t *rng)
                        : h->kind == K_RING ? a->ring_data[dt][sz]
                                            : a->cores[dt][sz];
     /* the [P,1]-signal allreduce algorithms take turns by call number (no
-     * draw: the seeded stream stays what it was) */
+     * draw: the seeded stream stays what it was). Auto keeps the calls
+     * numbered 2 mod 3: the broadcast's and the allgather's auto turns are
+     * 0 mod 3, so one-round calls often follow each other at once, which a
+     * single inbox slot per pair (ll_one_slot) needs to show; mesh and
+     * recursive halving and doubling share the calls numbered 0 mod 3. */
     static const pld_allreduce_mode mesh_modes[4] = {PLD_MESH, PLD_RS_AG, PLD_AUTO,
                                                      PLD_RABENSEIFNER};
     static const char *const mesh_mode_name[4] = {"mesh", "rs_ag", "auto", "rabenseifner"};
-    int mm = call % 4;
+    int mm = call % 3 == 0 && (call / 3) % 2 ? 3 : call % 3;
     char what[32];
     snprintf(what, sizeof what, "%s%s%s", op_name[op], h->kind == K_MESH ? ", " : "",
              h->kind == K_MESH ? mesh_mode_name[mm] : "");
