@@ -523,6 +523,15 @@ typedef struct fz_rank {
 #endif
 } fz_rank;
 
+/* e + d for a mode number, saturated: the fuzzer's enums take any int,
+ * and an out-of-range mode must reach the library (which names it), not
+ * overflow here. */
+static int k_shift(int e, int d)
+{
+    int64_t s = (int64_t)e + d;
+    return s < INT_MIN ? INT_MIN : s > INT_MAX ? INT_MAX : (int)s;
+}
+
 static pld_dtensor k_view(fz_launch *L, const fz_vref *v)
 {
     pld_dtensor t;
@@ -734,7 +743,7 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
             pld_broadcast(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2]);
         else
             pld_broadcast_with(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), o.e[2],
-                               (pld_broadcast_mode)(o.e[1] - 1));
+                               (pld_broadcast_mode)k_shift(o.e[1], -1));
         break;
     case K_ALLGATHER: /* e[1] odd: in place; else e[2] = 0: pld_allgather, or mode
                        * e[2] - 1 (invalid ones too) */
@@ -744,14 +753,14 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
             pld_allgather(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
         else
             pld_allgather_with(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]),
-                               (pld_allgather_mode)(o.e[2] - 1));
+                               (pld_allgather_mode)k_shift(o.e[2], -1));
         break;
     case K_REDUCE_SCATTER:
         pld_reduce_scatter(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0]);
         break;
     case K_ALLREDUCE: { /* mode e[1] (mesh, ring), or 15 + e[2] when e[2] != 0 (auto,
                          rs_ag, Rabenseifner; invalid ones too) */
-        pld_allreduce_mode m = (pld_allreduce_mode)(o.e[2] == 0 ? o.e[1] : 15 + o.e[2]);
+        pld_allreduce_mode m = (pld_allreduce_mode)(o.e[2] == 0 ? o.e[1] : k_shift(o.e[2], 15));
         if (o.e[3] == 1 || o.e[3] < 0)
             pld_allreduce(c, k_view(L, &o.v[0]), k_view(L, &o.v[1]), (pld_reduce_op)o.e[0], m);
         else
