@@ -129,7 +129,9 @@ typedef enum pld_allreduce_mode {
                              its 1/P segment from every peer, then pulls the other segments
                              from their owners (about 2(P-1)/P of the data read, 3 rounds);
                              segments are at least PLD_RS_AG_MIN_SEGMENT bytes, so small
-                             data has fewer owners (pld_tune_rs_ag_owners); signal [P,1] */
+                             data has fewer owners (pld_tune_rs_ag_owners); with at most
+                             PLD_RS_AG_OWNER_ROUNDS_MAX of them the rounds go through the
+                             owners alone; signal [P,1] */
     PLD_RABENSEIFNER = 18 /**< reduce-scatter by recursive halving, then allgather by
                               recursive doubling (Rabenseifner): 2 log2 Q steps with one
                               partner each (Q the largest power of two <= P; the other

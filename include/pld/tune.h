@@ -98,6 +98,15 @@ PLD_API double pld_tune_transfers_us(const pld_tune *t, int nranks, double trans
  * small allreduce in a large group costs O(P) transfers, not P(P-1)
  * transfers of a few bytes. 0 when nranks < 1. */
 PLD_API int pld_tune_rs_ag_owners(int nranks, size_t bytes);
+/** The most owners for which the two-phase allreduce (PLD_RS_AG)
+ * synchronises through its owners alone when some ranks own no segment:
+ * every rank tells each owner it is ready, each owner tells every rank its
+ * segment is final, every rank tells each owner it has read. A rank that
+ * owns nothing then waits only for the owners, once per call, instead of
+ * taking part in three rounds of the whole group. With more owners the
+ * owners' notifies to every rank, and a non-owner's wake-ups (one per
+ * owner, at worst), cost more than the rounds they replace. */
+#define PLD_RS_AG_OWNER_ROUNDS_MAX 16
 /** The allreduce algorithm PLD_AUTO takes above the one-round size for
  * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:
  * the profile's UB per core, which sets the mesh's chunks): PLD_MESH or

@@ -283,6 +283,8 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                 k.staged = (uint64_t)mine * elt;
             }
             k.rounds = 3;
+            if (m < p && m <= PLD_RS_AG_OWNER_ROUNDS_MAX) /* through the owners */
+                k.owners = m;
         } else if (mode == BENCH_MODE_RABENSEIFNER) {
             /* the steps' reads (a fold or an unfold reads the whole data),
              * then the done round */
@@ -327,6 +329,8 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
     else
         card_credit(c, mode, p, rank, root, sh, elt, ub_bytes, tune, &k);
     k.waits = (uint64_t)k.rounds * (P - 1);
+    if (k.owners) /* an owner hears every rank twice and every owner once */
+        k.waits = rank < k.owners ? 2 * (P - 1) + (uint64_t)(k.owners - 1) : (uint64_t)k.owners;
     if (p == 1)
         k.rounds = 0, k.waits = 0;
     *out = k;
@@ -368,6 +372,9 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
         k->waits = k->notifies = P - 1;
     } else if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING) {
         k->waits = k->notifies = BENCH_CARD_UNCOUNTED;
+    } else if (k->owners) { /* rs_ag's owner rounds: the form does not take part */
+        uint64_t m = (uint64_t)k->owners;
+        k->notifies = rank < k->owners ? 2 * (m - 1) + 2 * (P - 1) : 3 * m;
     } else {
         k->waits = (uint64_t)k->rounds * (uint64_t)si->waits;
         k->notifies = (uint64_t)k->rounds * (uint64_t)si->notifies + (uint64_t)si->epilogue;
@@ -462,7 +469,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                : mode == BENCH_MODE_RS_AG
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
                      "other segment once; segments of at least 256 B, so below 256*P B only "
-                     "the first N/256 ranks own one); 3 rounds"
+                     "the first N/256 ranks own one); 3 rounds (with 16 owners or fewer, "
+                     "and not every rank one: through the owners only)"
                : mode == BENCH_MODE_RABENSEIFNER
                    ? "rabenseifner: Q = the largest power of two <= P; about 2(Q-1)/Q*N from "
                      "peers in 2 log2 Q steps (recursive halving, then doubling; segment edges "

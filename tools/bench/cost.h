@@ -51,6 +51,7 @@ typedef struct bench_card {
                             in the group's synchronisation form) */
     uint64_t notifies;   /* pld_notifies of one call on this rank (bench_card_sync; 0
                             until then), BENCH_CARD_UNCOUNTED where the card has none */
+    int owners;          /* rs_ag's owner rounds: its m owners (0: not those rounds) */
 } bench_card;
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX
@@ -61,7 +62,9 @@ typedef struct bench_card {
  * P-1 flags; the binomial broadcast's flags to its children and from its
  * parent; the doubling allgather's flag per step, sent and waited for;
  * the Rabenseifner allreduce's flag per step, its fold's and its unfold's
- * (bench_rab_steps); the ring's own protocol is not counted
+ * (bench_rab_steps); rs_ag's owner rounds, whatever the form (an owner
+ * 2(m-1) + 2(P-1) notifies and 2(P-1) + m-1 waits, a non-owner 3m and m);
+ * the ring's own protocol is not counted
  * (BENCH_CARD_UNCOUNTED). */
 void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, int one_round,
                      const pld_sync_info *si, bench_card *k);

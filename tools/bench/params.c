@@ -437,14 +437,16 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
     bench_card k;
     pld_sync_info si = {0};
     bench_card_make_path(c, a->mode, p, rank, root, sh, elt, ub, a->one_round, &no_tune, &k);
-    if (!proj_alg_own_sync(c, a))
+    /* rs_ag's owner rounds (k.owners) are direct: one hop each */
+    int own_sync = proj_alg_own_sync(c, a) || k.owners;
+    if (!own_sync)
         pld_sync_plan(form, p, rank, fanout, &si);
     bench_card_sync(c, a->mode, p, rank, root, a->one_round, &si, &k);
     if (k.notifies == BENCH_CARD_UNCOUNTED)
         k.notifies = ring_notifies(p);
     uint64_t peer = k.to_peers + k.from_peers;
     r->rounds = k.rounds;
-    r->hops = proj_alg_own_sync(c, a) ? 1 : si.hops;
+    r->hops = own_sync ? 1 : si.hops;
     r->messages = k.notifies + peer_transfers(c, a, p, rank, root, sh, &k);
     r->bytes[PROJ_INTER] = inter_bytes(pp, c, a, p, rank, root, sh, elt, peer);
     r->bytes[PROJ_INTRA] = peer - r->bytes[PROJ_INTER] + k.self;
