@@ -91,17 +91,20 @@ CONFIGS="$CONFIGS 4:agd_ag 4:agd_ag:SYNC_DISSEM 4:agd_ag:SYNC_TREE 4:agd_a2a_agd
 # followed at once by an rs_ag on the same data in every form, two calls
 # around a push in the full form, and the mix with a one-round allreduce
 # in the tree form; and at P = 5 (a fold, then two steps each way) the
-# first one in the tree form (14.5 M states, about 16 s and 0.8 GB).
-# LONG=1 adds the other two at P = 4 in the other forms, and the two
-# calls around a push at P = 5 in the tree form (12.4 M states).
+# two calls around a push in the tree form (12.4 M states, about 15 s and
+# 0.8 GB). At P = 3 and 5 the rs_ag of rab_rsag has fewer owners than
+# ranks (Q), so it takes the owner rounds. LONG=1 adds the other two at
+# P = 4 in the other forms, and rab_rsag at P = 5 in the tree form: its
+# owner rounds (four owners of five ranks) take it from 14.5 M states
+# in the tree's three rounds to 101 M (about 200 s and 5.3 GB).
 RAB_SEQS="rab_rsag rab_a2a_rab rab_llar_rab"
 for s in $RAB_SEQS; do
     CONFIGS="$CONFIGS 2:$s 3:$s 3:$s:SYNC_DISSEM 3:$s:SYNC_TREE"
 done
 CONFIGS="$CONFIGS 4:rab_rsag 4:rab_rsag:SYNC_DISSEM 4:rab_rsag:SYNC_TREE 4:rab_a2a_rab
-         4:rab_llar_rab:SYNC_TREE 5:rab_rsag:SYNC_TREE"
+         4:rab_llar_rab:SYNC_TREE 5:rab_a2a_rab:SYNC_TREE"
 [ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 4:rab_a2a_rab:SYNC_DISSEM 4:rab_a2a_rab:SYNC_TREE
-                                 4:rab_llar_rab 4:rab_llar_rab:SYNC_DISSEM 5:rab_a2a_rab:SYNC_TREE"
+                                 4:rab_llar_rab 4:rab_llar_rab:SYNC_DISSEM 5:rab_rsag:SYNC_TREE"
 # The log-depth forms of the credit rounds (PLD_SYNC; signal.pml), written
 # P:sequence:FORM: every builtin kind again with each form at P = 3 (three
 # ranks: dissemination's non-power of two, a tree with one full level) and
@@ -119,10 +122,20 @@ for f in SYNC_DISSEM SYNC_TREE; do
 done
 CONFIGS="$CONFIGS 8:bar_bar:SYNC_TREE"
 # The two-phase allreduce with fewer segment owners than ranks (small data:
-# pld_tune_rs_ag_owners): one owner at P = 3, two at P = 3 and 4, and two
-# at P = 4 under the tree.
-CONFIGS="$CONFIGS 3:rsag_a2a_rsag:RSAG_OWNERS=1 3:rsag_a2a_rsag:RSAG_OWNERS=2
-         4:rsag_a2a_rsag:RSAG_OWNERS=2 4:rsag_a2a_rsag:RSAG_OWNERS=2,SYNC_TREE"
+# pld_tune_rs_ag_owners), which synchronises through its owners (the owner
+# rounds) whatever the form of the calls around it: one owner at P = 2, 3
+# and 4, two at P = 3 and 4, the calls around it in every form; between a
+# one-round call and a mesh (the ordering guarantee asserted at each
+# call's entry) at P = 2 and 3, and at P = 4 under the tree; in the mix,
+# on the ring's signal, at P = 3; and once in the three full rounds the C
+# keeps for more than PLD_RS_AG_OWNER_ROUNDS_MAX owners (RSAG_FULL_ROUNDS).
+CONFIGS="$CONFIGS 2:rsag_a2a_rsag:RSAG_OWNERS=1 3:rsag_a2a_rsag:RSAG_OWNERS=1
+         3:rsag_a2a_rsag:RSAG_OWNERS=2 3:rsag_a2a_rsag:RSAG_OWNERS=1,SYNC_TREE
+         3:rsag_a2a_rsag:RSAG_OWNERS=2,SYNC_DISSEM 4:rsag_a2a_rsag:RSAG_OWNERS=2
+         4:rsag_a2a_rsag:RSAG_OWNERS=2,SYNC_TREE 4:rsag_a2a_rsag:RSAG_OWNERS=1,SYNC_DISSEM
+         2:rsag_llbc_mesh_rsag:RSAG_OWNERS=1 3:rsag_llbc_mesh_rsag:RSAG_OWNERS=1
+         3:rsag_llbc_mesh_rsag:RSAG_OWNERS=2 4:rsag_llbc_mesh_rsag:RSAG_OWNERS=1,SYNC_TREE
+         3:mix:RSAG_OWNERS=2 3:rsag_a2a_rsag:RSAG_OWNERS=1,RSAG_FULL_ROUNDS"
 [ "${LONG:-0}" = 1 ] && CONFIGS="$CONFIGS 8:bar_bar:SYNC_DISSEM 8:ag_bar_ag:SYNC_TREE"
 
 # Mutants and the sequences whose code they change (smallest first).
@@ -132,6 +145,10 @@ WITH_PUSH="bar_bc_ag bc_a2a_bc bc_a2a_bc_a2a a2a_bc_a2a ag_rs_agi mesh_a2a a2av_
 WITH_RING="ring_ag ag_ring_ag mix"
 WITH_LL_BCAST="ll_a2a_bc_rs_bar a2a_llbc_a2a llbc_a2a_llag_llag rsag_llbc_mesh_rsag llmix"
 WITH_RSAG="rsag_a2a_rsag rsag_llbc_mesh_rsag mix"
+# the same with the owner rounds (at P = 2 and 3 with one owner, 3 and 4
+# with two)
+OWNER_RSAG="rsag_a2a_rsag:RSAG_OWNERS=1 rsag_llbc_mesh_rsag:RSAG_OWNERS=1
+            rsag_a2a_rsag:RSAG_OWNERS=2 rsag_llbc_mesh_rsag:RSAG_OWNERS=2"
 declare -A APPLIES=(
     [rooted_bcast]=$WITH_BCAST
     [no_epilogue]="$SEQS $LL_MIXED"
@@ -146,6 +163,9 @@ declare -A APPLIES=(
     [moe_combine_no_done]="mx_mx_comb_a2a mix"
     [rsag_no_round2]=$WITH_RSAG
     [rsag_no_readdone]=$WITH_RSAG
+    [rsag_no_round2_owners]=$OWNER_RSAG
+    [rsag_no_readdone_owners]=$OWNER_RSAG
+    [no_epilogue_owners]=$OWNER_RSAG
     [ring_no_done]=$WITH_RING
     [bcast_no_readdone]=$WITH_BCAST
     [ll_one_slot]=$LL_SEQS
@@ -169,7 +189,8 @@ declare -A APPLIES=(
 # The first twelve are the planted bugs of src/coll/mutant.h (same names,
 # same changes); the next three exist only in the model; the next three
 # are the one-round path's (ll.pml), planted in src/coll/mutant.h too; then
-# the forms' (signal.pml); the binomial broadcast's: binomial_no_wait
+# the forms' (signal.pml); the rs_ag's owner rounds under the three general
+# ones that change them (*_owners); the binomial broadcast's: binomial_no_wait
 # of src/coll/mutant.h and two of the model's own; the doubling
 # allgather's: doubling_no_wait and doubling_no_done of src/coll/mutant.h
 # and the model's own doubling_flag_first; and the Rabenseifner
@@ -180,6 +201,7 @@ MUTANTS="rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_no_done bcast_no_readdone ring_skip_right_wait
          ll_one_slot ll_no_wait ll_flag_before_data
          dissem_one_round tree_no_gather no_epilogue_forms eq_wait_forms
+         rsag_no_round2_owners rsag_no_readdone_owners no_epilogue_owners
          binomial_no_wait binomial_flag_first binomial_no_readdone
          doubling_no_wait doubling_flag_first doubling_no_done
          rab_no_wait rab_gather_no_wait rab_no_fold_wait rab_no_done"
@@ -190,7 +212,8 @@ EQUIVALENT="ring_skip_right_wait"
 # run_one ID P SEQ[:FORM[,FORM...]] [MUTANT]: writes $WORK/ID.res:
 #   status(pass|fail|broken) states depth seconds what
 # Each FORM is a -D flag (SYNC_TREE, RSAG_OWNERS=2).
-# A mutant NAME_forms is NAME under the form its sequence names.
+# A mutant NAME_forms is NAME under the form its sequence names, and
+# NAME_owners is NAME with the owners its sequence names.
 run_one() {
     local id=$1 p=$2 seq=${3%%:*} mut=${4:-} d="$WORK/$1" f
     local defs=(-DP="$p" -DSEQ_"$seq")
@@ -198,7 +221,8 @@ run_one() {
         local forms=${3#*:}
         for f in ${forms//,/ }; do defs+=(-D"$f"); done
     fi
-    [ -n "$mut" ] && defs+=(-D"${mut%_forms}")
+    mut=${mut%_forms}
+    [ -n "$mut" ] && defs+=(-D"${mut%_owners}")
     # shellcheck disable=SC2206
     [ -n "${EXTRA:-}" ] && defs+=($EXTRA)
     mkdir -p "$d" && cd "$d" || return
@@ -264,11 +288,15 @@ run_one() {
 # 4 for the doubling allgather's (below P = 4 no rank forwards a row it
 # received: every step puts the rank's own row only, and the done round
 # orders everything else); 3 for the Rabenseifner allreduce's fold (at
-# P = 2 no rank folds).
+# P = 2 no rank folds); for the owner rounds, 2 and 3 with one owner, 3
+# and 4 with two (at P = 2 two owners take the full rounds).
 mutant_ps() {
     case $1 in
     binomial_no_wait | binomial_flag_first | doubling_*) echo 4; return ;;
     rab_no_fold_wait) echo 3; return ;;
+    *_owners)
+        case $2 in *RSAG_OWNERS=1*) echo "2 3" ;; *) echo "3 4" ;; esac
+        return ;;
     esac
     case $2 in *:*) echo "3 4" ;; *) echo "2 3" ;; esac
 }
@@ -320,7 +348,7 @@ wait
 # ---- report ---------------------------------------------------------------
 bad=0
 echo "== configurations (must pass)"
-printf '%-3s %-31s %10s %7s %7s  %s\n' P sequence states depth time result
+printf '%-3s %-43s %10s %7s %7s  %s\n' P sequence states depth time result
 for c in $CONFIGS; do
     p=${c%%:*} s=${c#*:}
     read -r status states depth secs what <"$WORK/cfg.$p.$s.res"
@@ -330,7 +358,7 @@ for c in $CONFIGS; do
         res="FAILED: $status $what"
         bad=1
     fi
-    printf '%-3s %-31s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
+    printf '%-3s %-43s %10s %7s %6ss  %s\n' "$p" "$s" "$states" "$depth" "$secs" "$res"
 done
 
 echo "== mutants (must be rejected)"
@@ -355,20 +383,20 @@ for m in $MUTANTS; do
         done
     done
     if [ -n "$broken" ]; then
-        printf '%-21s BROKEN RUN %s\n' "$m" "$broken"
+        printf '%-23s BROKEN RUN %s\n' "$m" "$broken"
         bad=1
     elif [[ " $EQUIVALENT " == *" $m "* ]]; then
         if [ "$rejected" = 0 ]; then
-            printf '%-21s equivalent, as expected: passes all %d configurations\n' "$m" "$total"
+            printf '%-23s equivalent, as expected: passes all %d configurations\n' "$m" "$total"
         else
-            printf '%-21s UNEXPECTED: rejected in %d/%d (%s); update the docs\n' "$m" \
+            printf '%-23s UNEXPECTED: rejected in %d/%d (%s); update the docs\n' "$m" \
                 "$rejected" "$total" "$first"
             bad=1
         fi
     elif [ "$rejected" -gt 0 ]; then
-        printf '%-21s rejected in %2d/%-2d tried; first: %s\n' "$m" "$rejected" "$total" "$first"
+        printf '%-23s rejected in %2d/%-2d tried; first: %s\n' "$m" "$rejected" "$total" "$first"
     else
-        printf '%-21s NOT REJECTED in any of %d configurations\n' "$m" "$total"
+        printf '%-23s NOT REJECTED in any of %d configurations\n' "$m" "$total"
         bad=1
     fi
     printf '%s' "$detail"

@@ -605,10 +605,156 @@ inline do_mesh(k)
  * both as a mesh, on the [P,1] credit signal. Segment s of every rank's data
  * is owned by rank s: its owner reduces it, everyone else copies it. Small
  * data has fewer segments than ranks (pld_tune_rs_ag_owners): with
- * -DRSAG_OWNERS=M only ranks 0..M-1 own one, the others only copy. ------- */
+ * -DRSAG_OWNERS=M only ranks 0..M-1 own one, the others only copy, and the
+ * call synchronises through the owners instead of three full rounds (the
+ * owner rounds, below). ------------------------------------------------- */
 #ifndef RSAG_OWNERS
 #define RSAG_OWNERS P
 #endif
+#define RSAG_OWNER(r) ((r) < RSAG_OWNERS)
+
+/* my segment me op every peer's segment me, then the store: peers read only
+ * their own segments of my window in this phase */
+inline rsag_reduce(k)
+{
+    if
+    :: RSAG_OWNER(me) ->
+        for (i : 1 .. P - 1) {
+            q = (me + i) % P;
+            assert(RA(q, me) == V(k, 1) && RA(me, me) == V(k, 1))
+        };
+        RA(me, me) = V(k, P)
+    :: else -> skip               /* not an owner: nothing to reduce */
+    fi
+}
+
+/* segment q from its owner q, starting at a different owner on each rank */
+inline rsag_pull(k)
+{
+    for (i : 0 .. RSAG_OWNERS - 1) {
+        q = (me + i) % RSAG_OWNERS;
+        if
+        :: q != me ->
+            assert(RA(q, q) == V(k, P));
+            RA(me, q) = V(k, P)   /* q read it in its reduce-scatter, before
+                                   * the round that let me pull */
+        :: else -> skip
+        fi
+    }
+}
+
+#if RSAG_OWNERS < P && !defined(RSAG_FULL_ROUNDS)
+/* Owner rounds (1 <= M < P, M <= PLD_RS_AG_OWNER_ROUNDS_MAX): before the
+ * finals only the owners read peers' data, and after them only the owners'
+ * segments are read, so every credit goes to or comes from an owner: a
+ * non-owner waits only for the owners' finals, and nobody waits for a
+ * non-owner's read done. A credit from src to dst is +1 in cell src of dst, as in the
+ * full form's rounds, whatever the group's form: the tree and
+ * dissemination rounds of the calls around this one count in some of the
+ * same cells, which is why the sequences run in every form. The waits are
+ * Ge in every mutant, as in the C (eq_wait changes the credit barrier
+ * only). What a cell of dst gets from src in one call: ready and read done
+ * if dst is an owner, final if src is one; so an owner's cell of an owner
+ * 3, of a non-owner 2, a non-owner's cell of an owner 1, of a non-owner
+ * nothing -- what the epilogue takes back, each after the wait that saw it
+ * (with no_epilogue it stays). */
+inline rsag_tell_owners()
+{
+    for (i : 0 .. RSAG_OWNERS - 1) {
+        if
+        :: i != me -> CELL(i, me) = CELL(i, me) + 1
+        :: else -> skip
+        fi
+    }
+}
+
+/* an owner hears every rank: an owner's cell >= go, a non-owner's >= gn */
+inline rsag_owner_hears_all(go, gn)
+{
+    for (i : 0 .. P - 1) {
+        if
+        :: i != me -> (CELL(me, i) >= (RSAG_OWNER(i) -> go : gn))
+        :: else -> skip
+        fi
+    }
+}
+
+inline rsag_rounds(k)
+{
+    rsag_tell_owners();           /* ready: I staged */
+    if
+    :: RSAG_OWNER(me) ->
+        rsag_owner_hears_all(1, 1);
+        rsag_reduce(k);
+        for (i : 0 .. P - 1) {    /* final: my segment is reduced */
+            if
+            :: i != me -> CELL(i, me) = CELL(i, me) + 1
+            :: else -> skip
+            fi
+        }
+    :: else -> skip
+    fi;
+#ifndef rsag_no_round2
+    for (i : 0 .. RSAG_OWNERS - 1) { /* every owner's final: my pulls read
+                                   * reduced segments, and their owners
+                                   * are done reading mine (a peer owner's
+                                   * ready came before its final) */
+        if
+        :: i != me -> (CELL(me, i) >= (RSAG_OWNER(me) -> 2 : 1))
+        :: else -> skip
+        fi
+    };
+#endif
+    /* the first point where every rank has entered (each owner heard
+     * every ready before its final; at M = 1 the owner, after its own
+     * final), so the library compares the fingerprints here */
+    AGR_CHECK((me + P - 1) % P, k);
+    rsag_pull(k);
+    rsag_tell_owners();           /* read done */
+#ifndef rsag_no_readdone
+    if
+    :: RSAG_OWNER(me) -> rsag_owner_hears_all(3, 2) /* nobody reads my
+                                   * segment any more */
+    :: else -> skip               /* nobody reads a non-owner after the finals */
+    fi;
+#endif
+#ifndef no_epilogue
+    for (i : 0 .. P - 1) {        /* what each cell got, taken back */
+        if
+        :: i != me && RSAG_OWNER(i) ->
+            CELL(me, i) = CELL(me, i) - (RSAG_OWNER(me) -> 3 : 1)
+        :: i != me && !RSAG_OWNER(i) && RSAG_OWNER(me) ->
+            CELL(me, i) = CELL(me, i) - 2
+        :: else -> skip
+        fi
+    }
+#endif
+}
+
+#else
+/* Three full credit rounds: M = P, or (-DRSAG_FULL_ROUNDS) more owners than
+ * PLD_RS_AG_OWNER_ROUNDS_MAX, where the C keeps them for M < P too: a
+ * non-owner then takes part in every round with nothing to reduce. */
+inline rsag_rounds(k)
+{
+    g = 1;
+    first_round(k);               /* round 1, ready: everyone staged */
+    rsag_reduce(k);
+#ifndef rsag_no_round2
+    g = g + 1;
+    credit_barrier(g);            /* round 2: every segment is final */
+#endif
+    rsag_pull(k);
+#ifndef rsag_no_readdone
+    g = g + 1;
+    credit_barrier(g);            /* round 3, read done: nobody reads my
+                                   * segment me any more */
+#endif
+    credit_epilogue(g);
+    g = 0
+}
+#endif
+
 inline do_rsag(k)
 {
     atomic {                      /* the caller stages every segment */
@@ -617,39 +763,7 @@ inline do_rsag(k)
         }
     };
     agree_publish(k);
-    g = 1;
-    first_round(k);               /* round 1, ready: everyone staged */
-    if
-    :: me < RSAG_OWNERS ->
-        for (i : 1 .. P - 1) {    /* my segment me op every peer's segment me */
-            q = (me + i) % P;
-            assert(RA(q, me) == V(k, 1) && RA(me, me) == V(k, 1))
-        };
-        RA(me, me) = V(k, P)      /* store: peers read only their own segments
-                                   * of my window in this phase */
-    :: else -> skip               /* not an owner: nothing to reduce */
-    fi;
-#ifndef rsag_no_round2
-    g = g + 1;
-    credit_barrier(g);            /* round 2: every segment is final */
-#endif
-    for (i : 0 .. RSAG_OWNERS - 1) { /* pull segment q from its owner q */
-        q = (me + i) % RSAG_OWNERS;
-        if
-        :: q != me ->
-            assert(RA(q, q) == V(k, P));
-            RA(me, q) = V(k, P)   /* q read it in its reduce-scatter: round 2
-                                   * closed that */
-        :: else -> skip
-        fi
-    };
-#ifndef rsag_no_readdone
-    g = g + 1;
-    credit_barrier(g);            /* round 3, read done: nobody reads my
-                                   * segment me any more */
-#endif
-    credit_epilogue(g);
-    g = 0;
+    rsag_rounds(k);
     for (i : 0 .. RSAG_OWNERS - 1) { /* the caller reads the result */
         assert(RA(me, i) == V(k, P))
     };
