@@ -37,14 +37,19 @@ run build ""
 # the saved reproducers of tests/fuzz/crashes replayed first)
 echo "== fuzz at ${SECONDS} s"
 bash tests/fuzz/run.sh 60
+# The process copies of programs that also run on the thread transport
+# execute the same library code in processes: the sanitizers look at their
+# thread copies (a sanitizer sees each process alone, so the copies add no
+# findings of their own) and the release build runs both. The process
+# transport's own tests (transport.*), the hazard and checker runs (their
+# error paths differ per transport) and the explorer's stay.
+twins='^examples\.[0-9]+_[a-z_]+(\.[a-z_]+)?(\.tp[0-9]+)?\.p[0-9]+\.process$'
+twins+='|^(reuse|agree)\..*\.process\.|^(coll|tools|moe|ir_svg)\..*\.process$'
 # The long schedule-explorer runs (thousands of seeds) are the release
 # build's; the sanitizer builds explore the tutorial steps only. The
 # protocol model (spin, label model) checks no pld code: once is enough.
-# The reference test runs here on the thread transport; its copy on the
-# process transport (the same code paths, in processes) is the release
-# build's.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run build-asan address -LE "explore_long|model|docs" -E "coll.test_coll_ref.process"
+    run build-asan address -LE "explore_long|model|docs" -E "$twins"
 # Criterion's runner cannot start under ThreadSanitizer (its shared arena
 # collides with TSan's memory layout), so the TSan build runs the plain-C
 # programs: the stress program and every tutorial example. TSan covers the
@@ -53,7 +58,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 # TSan would see every access ordered by it (label explore).
 # The packaging and Python checks are the release build's too.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PLD_SOME_TARGETS=1 \
-    run build-tsan thread -LE "unit|coll|mpi|explore|model|docs|packaging|python"
+    run build-tsan thread -LE "unit|coll|mpi|explore|model|docs|packaging|python" -E "$twins"
 # MPI is optional: without it the library, the tool and what these tests run
 # build, and say clearly that the mpi transport is not there.
 PLD_CMAKE_EXTRA=-DPLD_WITH_MPI=OFF PLD_SOME_TARGETS=1 run build-nompi "" \
