@@ -37,12 +37,13 @@ run build ""
 # the saved reproducers of tests/fuzz/crashes replayed first)
 echo "== fuzz at ${SECONDS} s"
 bash tests/fuzz/run.sh 60
-# The process copies of programs that also run on the thread transport
-# execute the same library code in processes: the sanitizers look at their
-# thread copies (a sanitizer sees each process alone, so the copies add no
-# findings of their own) and the release build runs both. The process
-# transport's own tests (transport.*), the hazard and checker runs (their
-# error paths differ per transport) and the explorer's stay.
+# The process copies of programs that also run on the thread transport:
+# the sanitizer builds run their thread copies only, and the release build
+# runs both. What a process copy runs beyond its thread copy is the process
+# transport (a sanitizer sees each process alone, not what they share), and
+# that stays under the sanitizers through its own tests (transport.*), the
+# hazard and checker runs on processes (their error paths differ per
+# transport), the explorer's process run and the README's process example.
 twins='^examples\.[0-9]+_[a-z_]+(\.[a-z_]+)?(\.tp[0-9]+)?\.p[0-9]+\.process$'
 twins+='|^(reuse|agree)\..*\.process\.|^(coll|tools|moe|ir_svg)\..*\.process$'
 # The long schedule-explorer runs (thousands of seeds) are the release
