@@ -41,8 +41,8 @@ static int32_t golden_sum(int nranks, int64_t i, int64_t j) {
 
 /* Elements rank `me` pulls from peers: mesh reads every peer's whole vector;
  * rs_ag reads its own segment from every peer, then every other segment
- * once (a segment is never under 256 bytes: beyond 15 ranks these 4004
- * bytes have 15 owners, and the other ranks only copy); the ring reads
+ * once (a segment is never under 4 KiB: these 4004 bytes have one owner,
+ * rank 0, and the other ranks only copy); the ring reads
  * every segment but its own in the reduce-scatter and every segment but
  * (me+1), which it reduced itself, in the allgather. */
 static int64_t cost_elems(int mode, int me, int nranks) {

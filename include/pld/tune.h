@@ -86,11 +86,14 @@ PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, do
  * term to add to pld_tune_predict_us for a call of many small transfers. */
 PLD_API double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers);
 /** The smallest segment, in bytes, of the two-phase allreduce (PLD_RS_AG)
- * when the data is at least this large: below it a transfer's fixed cost
- * (0.03-0.2 us: checks, hooks, a notify's worth of work) outweighs its
- * bytes. A constant, not a measured figure, so that every rank of every
- * machine splits the same data alike (results, listings, cost cards). */
-#define PLD_RS_AG_MIN_SEGMENT 256
+ * when the data is at least this large. Each owner of a segment costs
+ * every rank a transfer and a wait per call (with ranks sharing a CPU, a
+ * wake-up of a few microseconds), while reducing 4 KiB from a peer takes
+ * about a quarter of a microsecond: measured on a 2-core machine, 4 KiB
+ * segments made the two-phase allreduce faster than 256-byte ones at
+ * every P from 8 to 1024 (docs/performance.md). A constant, not a measured figure, so that every
+ * rank of every machine splits the same data alike (results, listings, cost cards). */
+#define PLD_RS_AG_MIN_SEGMENT 4096
 /** How many ranks own a segment in the two-phase allreduce (PLD_RS_AG) of
  * `bytes` of data on nranks ranks: min(nranks, bytes /
  * PLD_RS_AG_MIN_SEGMENT), at least 1. The first this-many ranks reduce one

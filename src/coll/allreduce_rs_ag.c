@@ -4,9 +4,10 @@
  * data window of any shape, seen as one row of n elements cut into m
  * segments, segment k = [n*k/m, n*(k+1)/m) owned by rank k: m = P (the
  * split of tutorial step 09) unless segments would fall below
- * PLD_RS_AG_MIN_SEGMENT (256) bytes; then only the first m ranks own one
- * (pld_tune_rs_ag_owners). A 4 KiB allreduce on 1024 ranks so moves 16
- * segments in about 32P transfers instead of 2P(P-1) of 4 bytes.
+ * PLD_RS_AG_MIN_SEGMENT (4 KiB); then only the first m ranks own one
+ * (pld_tune_rs_ag_owners). A 4 KiB allreduce on 1024 ranks so has one
+ * owner, which reads every peer's copy, and every other rank reads the
+ * result from it: about 2P transfers instead of 2P(P-1) of 4 bytes.
  *
  * Algorithm, on a [P,1] credit signal:
  *   round 1 (ready)     every rank staged its data

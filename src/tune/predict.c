@@ -73,6 +73,31 @@ int pld_tune_rs_ag_owners(int nranks, size_t bytes)
     return m < (size_t)nranks ? (int)m : nranks;
 }
 
+/* rs_ag (pld_tune_rs_ag_owners): each of the m owners reduces its segment
+ * from every peer and copies the other segments; a rank that owns none
+ * copies every segment. The bytes take the longer of the busiest rank's
+ * own work and all ranks' work shared by the CPUs. When every rank owns a
+ * segment, that is share(P) times one rank's work, as for every algorithm
+ * where all ranks do alike; with one owner in a large group it is the
+ * owner's reduction, which no other rank can take over. The owner rounds wake a
+ * rank that owns nothing once: about two rounds of hand-overs, not three. */
+static double rs_ag_us(const pld_tune *t, int nranks, size_t bytes, double ws)
+{
+    if (!t || nranks < 1 || t->cpus < 1)
+        return 0;
+    int m = pld_tune_rs_ag_owners(nranks, bytes);
+    double n = (double)bytes, p = nranks, seg = n / m;
+    double owner = seg * rate(t->ws_bytes, t->copy_ns, ws) +
+                   (n - seg) * rate(t->ws_bytes, t->pull_ns, ws) +
+                   (p - 1) * seg * rate(t->ws_bytes, t->reduce_ns, ws);
+    double other = m < nranks ? n * rate(t->ws_bytes, t->pull_ns, ws) : 0;
+    double all = (m * owner + (p - m) * other) / t->cpus;
+    double ns = owner > other ? owner : other;
+    ns = all > ns ? all : ns;
+    int owner_rounds = m < nranks && m <= PLD_RS_AG_OWNER_ROUNDS_MAX;
+    return pld_tune_predict_us(t, nranks, owner_rounds ? 2 : 3, 0, 0, 0, ws) + ns / 1000.0;
+}
+
 pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
                                            size_t elt_size, size_t ub_bytes, double predicted_us[3])
 {
@@ -90,10 +115,7 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
      * the UB; pulled: the segments read whole */
     double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, 0, (p - 1) * n, ws);
     double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), part, part, part, ws);
-    /* rs_ag's busiest rank owns a segment: reduces it from every peer,
-     * then copies the other segments */
-    double m = pld_tune_rs_ag_owners(nranks, bytes), seg = m > 0 ? n / m : n;
-    double rs_ag = pld_tune_predict_us(t, nranks, 3, seg, n - seg, (p - 1) * seg, ws);
+    double rs_ag = rs_ag_us(t, nranks, bytes, ws);
     if (predicted_us) {
         predicted_us[0] = mesh;
         predicted_us[1] = ring;

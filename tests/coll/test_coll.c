@@ -333,7 +333,7 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto
         }
         /* fall through */
     case C_RSAG: { /* my segment from P-1 peers, every other segment once;
-                    * only the first m ranks own one (segments >= 256 B) */
+                    * only the first m ranks own one (segments >= 4 KiB) */
         uint64_t elems = n / sizeof(float), m = (uint64_t)pld_tune_rs_ag_owners(p, n),
                  mine =
                      (uint64_t)r < m ? elems * (uint64_t)(r + 1) / m - elems * (uint64_t)r / m : 0;

@@ -514,9 +514,9 @@ Test(ref_reduce, p32, .timeout = 300)
 }
 
 /* The two-phase allreduce when segments would be smaller than
- * PLD_RS_AG_MIN_SEGMENT: one owner (under 256 B), a few owners with ragged
- * segments, one more owner than bytes/256 rounds down to, and every rank
- * an owner; every op, two element sizes. */
+ * PLD_RS_AG_MIN_SEGMENT: one owner (under one segment), a few owners with
+ * ragged segments, one more owner than bytes / PLD_RS_AG_MIN_SEGMENT
+ * rounds down to, and every rank an owner; every op, two element sizes. */
 static void rs_ag_owners(int p)
 {
     static const pld_dtype dts[] = {PLD_FP32, PLD_FP16};

@@ -227,13 +227,14 @@ Test(tune, the_allreduce_choice_follows_the_predictions)
     cr_expect_eq(pld_tune_allreduce_auto(&fast_rounds, 1, 65536, 4, 196608, NULL), PLD_MESH);
 }
 
-/* Segments of at least 256 bytes: a small allreduce in a large group has
- * few owners; large data, every rank; never none in a group. */
+/* Segments of at least 4 KiB: a small allreduce in a large group has few
+ * owners; large data, every rank; never none in a group. */
 Test(tune, the_two_phase_owners)
 {
-    cr_expect_eq(PLD_RS_AG_MIN_SEGMENT, 256);
-    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4096), 16);
-    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4095), 15);
+    cr_expect_eq(PLD_RS_AG_MIN_SEGMENT, 4096);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 4096), 1);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 65536), 16);
+    cr_expect_eq(pld_tune_rs_ag_owners(1024, 65535), 15);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 1 << 20), 8);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT), 8);
     cr_expect_eq(pld_tune_rs_ag_owners(8, 8 * PLD_RS_AG_MIN_SEGMENT - 1), 7);
@@ -241,11 +242,34 @@ Test(tune, the_two_phase_owners)
     cr_expect_eq(pld_tune_rs_ag_owners(3, 0), 1);
     cr_expect_eq(pld_tune_rs_ag_owners(1, 1 << 20), 1);
     cr_expect_eq(pld_tune_rs_ag_owners(0, 4096), 0);
-    /* the prediction follows: at P = 1024, 4 KiB the owners' bytes, not
-     * 1023 x 4 bytes each, and still below the mesh's */
+    /* the prediction follows: at P = 1024, 4 KiB the one owner's bytes,
+     * not 1023 x 4 bytes each, and still below the mesh's */
     double pred[3];
     cr_expect_eq(pld_tune_allreduce_auto(&sample, 1024, 4096, 4, 196608, pred), PLD_RS_AG);
     cr_expect_lt(pred[2], pred[0]);
+}
+
+/* rs_ag's bytes: the busiest rank's own work or all ranks' work shared by
+ * the CPUs, whichever is longer; the owner rounds count two rounds. */
+Test(tune, the_two_phase_prediction)
+{
+    const pld_tune *t = &sample; /* 4 CPUs */
+    double pred[3], ws = 1024.0 * 4096;
+    /* P = 1024, 4 KiB: one owner reduces 1023 copies while the others wait:
+     * its own work, which no CPU shares (the other ranks' copies, shared
+     * by 4 CPUs, take less); two rounds through the owner */
+    pld_tune_allreduce_auto(t, 1024, 4096, 4, 196608, pred);
+    double owner = pld_tune_predict_us(t, 1, 0, 4096, 0, 1023.0 * 4096, ws);
+    cr_expect_float_eq(pred[2], pld_tune_predict_us(t, 1024, 2, 0, 0, 0, ws) + owner, 1e-6);
+    /* every rank an owner (P = 8, 64 KiB: 8 KiB each): three full rounds,
+     * and 8 ranks' alike work on 4 CPUs, twice one rank's */
+    ws = 8.0 * 65536;
+    pld_tune_allreduce_auto(t, 8, 65536, 4, 196608, pred);
+    double one = pld_tune_predict_us(t, 1, 0, 8192, 65536 - 8192, 7.0 * 8192, ws);
+    cr_expect_float_eq(pred[2], pld_tune_predict_us(t, 8, 3, 0, 0, 0, ws) + 2 * one, 1e-6);
+    /* the same as the general prediction for ranks that all do alike */
+    cr_expect_float_eq(pred[2], pld_tune_predict_us(t, 8, 3, 8192, 65536 - 8192, 7.0 * 8192, ws),
+                       1e-6);
 }
 
 /* The two files the mpi test gives its two processes choose differently

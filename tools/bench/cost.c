@@ -406,21 +406,32 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
                              const bench_card *cards)
 {
-    /* the busiest rank: the one predicted slowest */
-    double worst = 0;
+    /* The bytes take the longer of the busiest rank's own work and all
+     * ranks' work shared by the CPUs (ranks that share a CPU take turns):
+     * share(P) times one rank's when all do alike, the root's or an
+     * owner's own work when it alone does most. The rounds are those of the
+     * rank with the most; rs_ag's owner rounds wake a rank that owns
+     * nothing once, about two rounds of hand-overs (as the library's
+     * prediction, src/tune/predict.c). */
+    double ws = (double)p * (double)sh->bytes, busiest = 0, all = 0;
+    int rounds = 0;
     for (int r = 0; r < p; r++) {
         const bench_card *k = &cards[r];
         /* reduced bytes come from peers (credit rounds) or from the own
          * inbox, a self transfer (one round); the rest of each is copied */
         uint64_t from_peers = k->reduced < k->from_peers ? k->reduced : k->from_peers;
         uint64_t from_self = k->reduced - from_peers;
-        double us = pld_tune_predict_us(tune, p, k->rounds,
-                                        (double)(k->to_peers + k->self - from_self + k->staged),
-                                        (double)(k->from_peers - from_peers), (double)k->reduced,
-                                        (double)p * (double)sh->bytes);
-        worst = us > worst ? us : worst;
+        double us =
+            pld_tune_predict_us(tune, 1, 0, (double)(k->to_peers + k->self - from_self + k->staged),
+                                (double)(k->from_peers - from_peers), (double)k->reduced, ws);
+        busiest = us > busiest ? us : busiest;
+        all += us;
+        int kr = k->owners ? 2 : k->rounds;
+        rounds = kr > rounds ? kr : rounds;
     }
-    return worst;
+    if (tune && tune->cpus > 0 && all / tune->cpus > busiest)
+        busiest = all / tune->cpus;
+    return pld_tune_predict_us(tune, p, rounds, 0, 0, 0, ws) + busiest;
 }
 
 const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
@@ -468,8 +479,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
         return mode == BENCH_MODE_RING ? "2(P-1)/P*N from peers; 2(P-1) rounds"
                : mode == BENCH_MODE_RS_AG
                    ? "about 2(P-1)/P*N from peers (my 1/P segment from every peer, then every "
-                     "other segment once; segments of at least 256 B, so below 256*P B only "
-                     "the first N/256 ranks own one); 3 rounds (with 16 owners or fewer, "
+                     "other segment once; segments of at least 4 KiB, so below 4096*P B only "
+                     "the first N/4096 ranks own one); 3 rounds (with 16 owners or fewer, "
                      "and not every rank one: through the owners only)"
                : mode == BENCH_MODE_RABENSEIFNER
                    ? "rabenseifner: Q = the largest power of two <= P; about 2(Q-1)/Q*N from "

@@ -126,7 +126,9 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
                           const bench_shape *sh, size_t elt, size_t ub_bytes, int one_round,
                           const pld_tune *tune, bench_card *out);
 /* The time the cost model predicts for a call with these cards (one per
- * rank): its busiest rank's bytes, working set p x the buffer's size. */
+ * rank): the rounds of the rank with the most, and the longer of the
+ * busiest rank's bytes and all ranks' bytes shared by the CPUs; working
+ * set p x the buffer's size. */
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
                              const bench_card *cards);
 /* 1 when PLD_LL_BYTES is set in the environment. */
