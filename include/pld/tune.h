@@ -10,7 +10,8 @@
  * plus, where a caller knows them (pld_tune_transfers_us), f(P) x
  * transfers x transfer_us: what each transfer costs whatever its size, which
  * counts where a call moves many small runs (the indexed dispatch's runs of
- * token rows: one put each).
+ * token rows: one put each); plus, for an algorithm that waits in a chain
+ * of one-partner steps, each step's wait (pld_tune_chain_us).
  *
  * where round(P) is one full credit round of P ranks (round_us while every
  * rank has a CPU, plus peer_us per rank beyond two; plus handover_us per
@@ -85,6 +86,13 @@ PLD_API double pld_tune_predict_us(const pld_tune *t, int nranks, int rounds, do
  * transfers beyond their bytes (transfers as pld_counters counts them): the
  * term to add to pld_tune_predict_us for a call of many small transfers. */
 PLD_API double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers);
+/** The time in microseconds of a chain of `steps` waits on nranks ranks,
+ * each for one partner that itself waited for the step before (a tree's
+ * levels, recursive doubling's or halving's steps): a round of two ranks
+ * per step, and, with ranks sharing CPUs, a turn of every rank beyond the
+ * CPUs, since the partner runs only after the ranks queued before it. The
+ * term to add to pld_tune_predict_us for a log-depth algorithm. */
+PLD_API double pld_tune_chain_us(const pld_tune *t, int nranks, int steps);
 /** The smallest segment, in bytes, of the two-phase allreduce (PLD_RS_AG)
  * when the data is at least this large. Each owner of a segment costs
  * every rank a transfer and a wait per call (with ranks sharing a CPU, a

@@ -63,6 +63,14 @@ double pld_tune_transfers_us(const pld_tune *t, int nranks, double transfers)
     return share(t, nranks) * transfers * t->transfer_us;
 }
 
+double pld_tune_chain_us(const pld_tune *t, int nranks, int steps)
+{
+    if (!t || nranks < 1 || t->cpus < 1 || steps < 1)
+        return 0;
+    double beyond = nranks > t->cpus ? nranks - t->cpus : 0;
+    return steps * (t->round_us + t->handover_us * beyond);
+}
+
 int pld_tune_rs_ag_owners(int nranks, size_t bytes)
 {
     size_t m = bytes / PLD_RS_AG_MIN_SEGMENT;

@@ -516,7 +516,9 @@ Test(ref_reduce, p32, .timeout = 300)
 /* The two-phase allreduce when segments would be smaller than
  * PLD_RS_AG_MIN_SEGMENT: one owner (under one segment), a few owners with
  * ragged segments, one more owner than bytes / PLD_RS_AG_MIN_SEGMENT
- * rounds down to, and every rank an owner; every op, two element sizes. */
+ * rounds down to, more owners than go through the owner rounds (20 of
+ * 32: three rounds of the whole group, in which 12 ranks reduce nothing),
+ * and every rank an owner; every op, two element sizes. */
 static void rs_ag_owners(int p)
 {
     static const pld_dtype dts[] = {PLD_FP32, PLD_FP16};
@@ -525,14 +527,17 @@ static void rs_ag_owners(int p)
     for (size_t k = 0; k < COUNT(dts); k++) {
         pld_dtype dt = dts[k];
         int64_t per_seg = PLD_RS_AG_MIN_SEGMENT / (int64_t)pld_dtype_size(dt);
-        const int64_t sizes[] = {1, per_seg - 1, 3 * per_seg + 5, 5 * per_seg - 1,
+        const int64_t sizes[] = {1,
+                                 per_seg - 1,
+                                 3 * per_seg + 5,
+                                 5 * per_seg - 1,
+                                 (PLD_RS_AG_OWNER_ROUNDS_MAX + 4) * per_seg + 3,
                                  (int64_t)p * per_seg + 7};
+        const int owners[] = {
+            1, 1, 3, 4, PLD_RS_AG_OWNER_ROUNDS_MAX + 4 < p ? PLD_RS_AG_OWNER_ROUNDS_MAX + 4 : p, p};
         for (size_t i = 0; i < COUNT(sizes); i++) {
-            cr_assert_eq(pld_tune_rs_ag_owners(p, (size_t)sizes[i] * pld_dtype_size(dt)),
-                         i < 2    ? 1
-                         : i == 2 ? 3
-                         : i == 3 ? 4
-                                  : p);
+            cr_assert_eq(pld_tune_rs_ag_owners(p, (size_t)sizes[i] * pld_dtype_size(dt)), owners[i],
+                         "P = %d, %lld elements", p, (long long)sizes[i]);
             for (int op = PLD_SUM; op <= PLD_PROD; op++)
                 run(&rw, (rcase){.kind = K_AR,
                                  .dt = dt,

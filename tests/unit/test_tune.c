@@ -208,6 +208,17 @@ Test(tune, transfers_cost_their_count_times_the_share_of_a_cpu)
     cr_expect_float_eq(pld_tune_transfers_us(NULL, 2, 10), 0, 1e-12);
 }
 
+/* A chain of one-partner steps: a round of two ranks per step, and a turn
+ * of every rank beyond the CPUs. */
+Test(tune, a_chain_costs_a_round_of_two_per_step)
+{
+    const pld_tune *t = &sample; /* 4 CPUs, round 0.25 us, hand-over 1.5 us */
+    cr_expect_float_eq(pld_tune_chain_us(t, 4, 6), 6 * 0.25, 1e-9);
+    cr_expect_float_eq(pld_tune_chain_us(t, 8, 6), 6 * (0.25 + 1.5 * 4), 1e-9);
+    cr_expect_float_eq(pld_tune_chain_us(t, 8, 0), 0, 1e-12);
+    cr_expect_float_eq(pld_tune_chain_us(NULL, 8, 6), 0, 1e-12);
+}
+
 /* Expensive rounds favour the mesh's 2 rounds; cheap rounds and expensive
  * bytes favour the two-phase form's fewer bytes. */
 Test(tune, the_allreduce_choice_follows_the_predictions)

@@ -114,6 +114,16 @@ int bench_rab_depth(int p)
     return 2 * d;
 }
 
+int bench_chain(bench_coll c, bench_mode mode, int p, int one_round)
+{
+    if ((c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL && !one_round) ||
+        (c == BENCH_ALLGATHER && mode == BENCH_MODE_DOUBLING))
+        return bench_binomial_depth(p);
+    if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RABENSEIFNER && p > 1)
+        return bench_rab_depth(p) + ((p & (p - 1)) ? 2 : 0);
+    return 0;
+}
+
 int bench_rab_steps(int p, int rank, int64_t count, bench_rab_step *steps)
 {
     int q = floor_pow2(p), x = p - q, n = 0;
@@ -404,7 +414,7 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
 }
 
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
-                             const bench_card *cards)
+                             const bench_card *cards, int chain)
 {
     /* The bytes take the longer of the busiest rank's own work and all
      * ranks' work shared by the CPUs (ranks that share a CPU take turns):
@@ -412,7 +422,8 @@ double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
      * owner's own work when it alone does most. The rounds are those of the
      * rank with the most; rs_ag's owner rounds wake a rank that owns
      * nothing once, about two rounds of hand-overs (as the library's
-     * prediction, src/tune/predict.c). */
+     * prediction, src/tune/predict.c). A chain of steps adds a step's wait
+     * for each. */
     double ws = (double)p * (double)sh->bytes, busiest = 0, all = 0;
     int rounds = 0;
     for (int r = 0; r < p; r++) {
@@ -431,7 +442,8 @@ double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
     }
     if (tune && tune->cpus > 0 && all / tune->cpus > busiest)
         busiest = all / tune->cpus;
-    return pld_tune_predict_us(tune, p, rounds, 0, 0, 0, ws) + busiest;
+    return pld_tune_predict_us(tune, p, rounds, 0, 0, 0, ws) + pld_tune_chain_us(tune, p, chain) +
+           busiest;
 }
 
 const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)

@@ -100,6 +100,12 @@ typedef struct bench_rab_step {
 int bench_rab_steps(int p, int rank, int64_t count, bench_rab_step *steps);
 /* Halving and doubling steps of a stepping rank: 2 log2 Q. */
 int bench_rab_depth(int p);
+/* The chain of one-partner waits an algorithm adds to its rounds: the
+ * binomial broadcast's levels (not on the one-round path) and the doubling
+ * allgather's steps, ceil(log2 p); the Rabenseifner allreduce's 2 log2 Q
+ * steps, and its fold and unfold where p is not a power of two; 0 for
+ * every other algorithm. */
+int bench_chain(bench_coll c, bench_mode mode, int p, int one_round);
 
 /* 1 when the call has a one-round form: its payload per peer in
  * *per_peer. */
@@ -126,11 +132,12 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
                           const bench_shape *sh, size_t elt, size_t ub_bytes, int one_round,
                           const pld_tune *tune, bench_card *out);
 /* The time the cost model predicts for a call with these cards (one per
- * rank): the rounds of the rank with the most, and the longer of the
- * busiest rank's bytes and all ranks' bytes shared by the CPUs; working
- * set p x the buffer's size. */
+ * rank) and this chain of steps (bench_chain): the rounds of the rank with
+ * the most, the chain (pld_tune_chain_us), and the longer of the busiest
+ * rank's bytes and all ranks' bytes shared by the CPUs; working set p x
+ * the buffer's size. */
 double bench_card_predict_us(const pld_tune *tune, int p, const bench_shape *sh,
-                             const bench_card *cards);
+                             const bench_card *cards, int chain);
 /* 1 when PLD_LL_BYTES is set in the environment. */
 int bench_ll_explicit(void);
 /* The card as a formula: "(P-1)/P*N to peers, N/P self"; one_round: the

@@ -158,8 +158,8 @@ static int card_eq(const bench_card *a, const bench_card *b)
            a->rounds == b->rounds && a->waits == b->waits && a->notifies == b->notifies;
 }
 
-/* One algorithm's (or path's) line of --predict: its busiest rank's card
- * and the predicted time. */
+/* One algorithm's (or path's) line of --predict: its busiest rank's card,
+ * its chain of steps and the predicted time. */
 static void predict_line(const char *name, int taken, bench_coll c, bench_mode mode, int p,
                          int root, const bench_shape *sh, size_t esz, size_t ub, int one_round,
                          const pld_tune *t, bench_card *cards)
@@ -173,9 +173,10 @@ static void predict_line(const char *name, int taken, bench_coll c, bench_mode m
         reduced = cards[r].reduced > reduced ? cards[r].reduced : reduced;
         rounds = cards[r].rounds > rounds ? cards[r].rounds : rounds;
     }
-    printf(" %-22s %6d %14llu %14llu %14.2f%s\n", name, rounds, (unsigned long long)moved,
-           (unsigned long long)reduced, bench_card_predict_us(t, p, sh, cards),
-           taken ? "   <- this call" : "");
+    int chain = bench_chain(c, mode, p, one_round);
+    printf(" %-22s %6d %6d %14llu %14llu %14.2f%s\n", name, rounds, chain,
+           (unsigned long long)moved, (unsigned long long)reduced,
+           bench_card_predict_us(t, p, sh, cards, chain), taken ? "   <- this call" : "");
 }
 
 /* --predict: every algorithm of the collective, and its one-round path
@@ -188,7 +189,7 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
     printf("# predicted by the cost model (%s parameters, %d CPUs: round %.3g us, hand-over "
            "%.3g us per rank beyond the CPUs; `pld tune` measures again)\n",
            t->measured ? "measured" : "built-in", t->cpus, t->round_us, t->handover_us);
-    printf("#%-22s %6s %14s %14s %14s\n", "algorithm", "rounds", "bytes", "reduced",
+    printf("#%-22s %6s %6s %14s %14s %14s\n", "algorithm", "rounds", "chain", "bytes", "reduced",
            "predicted us");
     if (c != BENCH_ALLREDUCE) {
         if (has_ll && c != BENCH_ALL_TO_ALL_V)

@@ -485,11 +485,7 @@ void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sy
     /* the binomial broadcast's flags pass down the tree one level at a time,
      * the doubling allgather's from step to step, the Rabenseifner
      * allreduce's through the fold, its 2 log2 Q steps and the unfold */
-    if ((c == BENCH_BROADCAST && a->mode == BENCH_MODE_BINOMIAL && !a->one_round) ||
-        (c == BENCH_ALLGATHER && a->mode == BENCH_MODE_DOUBLING))
-        busiest.chain = bench_binomial_depth(p);
-    if (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RABENSEIFNER && p > 1)
-        busiest.chain = bench_rab_depth(p) + ((p & (p - 1)) ? 2 : 0);
+    busiest.chain = bench_chain(c, a->mode, p, a->one_round);
     busiest.us = (busiest.rounds * busiest.hops + busiest.chain) * pp->alpha_us[level] + f * worst;
     *out = busiest;
 }

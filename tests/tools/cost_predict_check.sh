@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tests/tools/cost_predict_check.sh PLD
+# `pld cost --predict` on one machine, with a parameter file of known
+# numbers (PLD_TUNE_FILE), every prediction worked out by hand:
+#   2 CPUs, round_us 1, peer_us 0, handover_us 2 per rank beyond the CPUs:
+#   a full round of P = 8 ranks is 1 + 2 x 6 = 13 us, a step of a chain
+#   (one partner) the same 13 us; copying and pulling cost nothing,
+#   reducing 1 ns per byte.
+#  1. a chain of steps counts: Rabenseifner's 2 log2 Q steps (and its fold
+#     and unfold where P is no power of two) on top of its one round;
+#  2. rs_ag with one owner (4 KiB, P = 8) counts two rounds through the
+#     owner, and the owner's reduction of 7 copies is not shared out as if
+#     every rank did as much: 2 x 13 + 7 x 4096 ns;
+#  3. where every rank does alike the bytes are shared by the CPUs: the
+#     mesh's 7 x 4096 reduced bytes, 8 ranks on 2 CPUs, 4 times one rank's.
+set -u
+pld=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+die() { echo "FAIL: $*"; fail=1; }
+cat >"$tmp/tune.txt" <<'TUNE'
+pld_tune 3
+cpus 2
+round_us 1
+peer_us 0
+handover_us 2
+transfer_us 0
+ws_bytes 262144 8388608 67108864
+copy_ns 0 0 0
+pull_ns 0 0 0
+reduce_ns 1 1 1
+measured 1
+TUNE
+export PLD_TUNE_FILE="$tmp/tune.txt"
+unset PLD_LL_BYTES
+
+# predicted ALGORITHM ARGS...: the predicted us of ALGORITHM's row
+predicted() {
+    alg=$1
+    shift
+    "$pld" cost "$@" --predict >"$tmp/out" 2>&1 || die "pld cost $*: exit status $?"
+    grep -v '^#' "$tmp/out" | awk -v a="$alg" '$1 == a { for (i = NF; i > 0; i--)
+        if ($i ~ /^[0-9]+\.[0-9]+$/) { print $i; exit } }'
+}
+expect() { # expect WHAT GOT WANT
+    awk -v g="$2" -v w="$3" 'BEGIN { exit !(g != "" && g - w < 0.01 && w - g < 0.01) }' ||
+        die "$1: predicted '$2' us, worked out $3 us"
+}
+
+# 1. P = 8: one round (13) and 6 steps (78); each rank reduces half the
+#    4096 B, then a quarter, an eighth: 3584 B, 3.584 us, and 8 ranks alike
+#    on 2 CPUs take 4 times that
+got=$(predicted rabenseifner allreduce -d 0-7 -s 4K)
+expect "rabenseifner P=8 4K" "$got" "$(awk 'BEGIN { print 13 + 6 * 13 + 4 * 3.584 }')"
+#    P = 6: Q = 4, its 4 steps plus the fold and the unfold, each
+#    1 + 2 x 4 = 9 us, and one round of 9 us. Ranks 1 and 3 reduce their
+#    extra neighbour's 4096 B and then 2048 + 1024, ranks 4 and 5 the
+#    3072 B of the steps, ranks 0 and 2 nothing: 20480 B over 2 CPUs,
+#    10.24 us, more than the busiest rank's own 7.168
+got=$(predicted rabenseifner allreduce -d 0-5 -s 4K)
+expect "rabenseifner P=6 4K" "$got" "$(awk 'BEGIN { print 9 + 6 * 9 + 10.24 }')"
+# 2. one owner: 2 rounds, the owner's 7 x 4096 B
+got=$(predicted rs_ag allreduce -d 0-7 -s 4K)
+expect "rs_ag P=8 4K, one owner" "$got" 54.672
+#    every rank an owner (64 KiB, 8 KiB segments): 3 rounds, 7 x 8192 B
+#    each, 8 ranks alike on 2 CPUs
+got=$(predicted rs_ag allreduce -d 0-7 -s 64K)
+expect "rs_ag P=8 64K, every rank" "$got" "$(awk 'BEGIN { print 3 * 13 + 4 * 7 * 8.192 }')"
+# 3. the mesh: 2 rounds, 7 x 4096 B reduced by each of 8 ranks on 2 CPUs
+got=$(predicted mesh allreduce -d 0-7 -s 4K)
+expect "mesh P=8 4K" "$got" "$(awk 'BEGIN { print 2 * 13 + 4 * 28.672 }')"
+#    no chain where an algorithm has none: the barrier is one round
+got=$(predicted "credit" barrier -d 0-7)
+expect "barrier P=8" "$got" 13
+
+[ "$fail" = 0 ] && echo "cost_predict_check: OK"
+exit "$fail"
