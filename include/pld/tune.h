@@ -99,8 +99,9 @@ PLD_API double pld_tune_chain_us(const pld_tune *t, int nranks, int steps);
  * wake-up of a few microseconds), while reducing 4 KiB from a peer takes
  * about a quarter of a microsecond: measured on a 2-core machine, 4 KiB
  * segments made the two-phase allreduce faster than 256-byte ones at
- * every P from 8 to 1024 (docs/performance.md). A constant, not a measured figure, so that every
- * rank of every machine splits the same data alike (results, listings, cost cards). */
+ * every P from 8 to 1024 (docs/performance.md). A constant, not a
+ * measured figure, so that every rank of every machine splits the same
+ * data alike (results, listings, cost cards). */
 #define PLD_RS_AG_MIN_SEGMENT 4096
 /** How many ranks own a segment in the two-phase allreduce (PLD_RS_AG) of
  * `bytes` of data on nranks ranks: min(nranks, bytes /

@@ -87,8 +87,9 @@ int pld_tune_rs_ag_owners(int nranks, size_t bytes)
  * own work and all ranks' work shared by the CPUs. When every rank owns a
  * segment, that is share(P) times one rank's work, as for every algorithm
  * where all ranks do alike; with one owner in a large group it is the
- * owner's reduction, which no other rank can take over. The owner rounds wake a
- * rank that owns nothing once: about two rounds of hand-overs, not three. */
+ * owner's reduction, which no other rank can take over. The owner rounds
+ * wake a rank that owns nothing once: about two rounds of hand-overs, not
+ * three. */
 static double rs_ag_us(const pld_tune *t, int nranks, size_t bytes, double ws)
 {
     if (!t || nranks < 1 || t->cpus < 1)
