@@ -122,9 +122,10 @@ typedef enum pld_allreduce_mode {
     /* 2..15 stay unused: a wrong integer cast into the mode keeps failing
        with PLD_ERR_ARG as it always did */
     PLD_AUTO = 16,        /**< pld chooses: one round through its own inboxes when the data fits
-                              pld_world_ll_bytes (PLD_LL_BYTES), else PLD_RS_AG or the mesh,
-                              whichever the cost model (pld/tune.h) predicts faster with the
-                              parameters measured on this machine; signal [P,1] */
+                              pld_world_ll_bytes (PLD_LL_BYTES), else the mesh, PLD_RS_AG or
+                              PLD_RABENSEIFNER, whichever the cost model (pld/tune.h) predicts
+                              fastest with the parameters measured on this machine; signal
+                              [P,1] */
     PLD_RS_AG = 17,       /**< reduce-scatter then allgather, both as a mesh: each rank reduces
                              its 1/P segment from every peer, then pulls the other segments
                              from their owners (about 2(P-1)/P of the data read, 3 rounds);

@@ -119,14 +119,22 @@ PLD_API int pld_tune_rs_ag_owners(int nranks, size_t bytes);
  * owners' notifies to every rank, and a non-owner's wake-ups (one per
  * owner, at worst), cost more than the rounds they replace. */
 #define PLD_RS_AG_OWNER_ROUNDS_MAX 16
+/** How many predictions pld_tune_allreduce_auto writes: mesh, ring, rs_ag
+ * and Rabenseifner's, in that order. */
+#define PLD_TUNE_ALLREDUCE_PREDICTIONS 4
 /** The allreduce algorithm PLD_AUTO takes above the one-round size for
  * `bytes` of data with `elt_size`-byte elements on nranks ranks (ub_bytes:
- * the profile's UB per core, which sets the mesh's chunks): PLD_MESH or
- * PLD_RS_AG, whichever is predicted faster. predicted_us[0..2], when not
- * NULL, receives the predictions of mesh, ring and rs_ag. */
-PLD_API pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
-                                                   size_t elt_size, size_t ub_bytes,
-                                                   double predicted_us[3]);
+ * the profile's UB per core, which sets the mesh's chunks): PLD_MESH,
+ * PLD_RS_AG or PLD_RABENSEIFNER, whichever is predicted fastest; a tie
+ * keeps the mesh, then rs_ag. Rabenseifner's 2 log2 Q steps are a chain
+ * (pld_tune_chain_us): it wins where a step with one partner costs much
+ * less than a round of the whole group, not where ranks share CPUs. The
+ * ring is no candidate (it needs a signal of its own shape).
+ * predicted_us[0..PLD_TUNE_ALLREDUCE_PREDICTIONS-1], when not NULL,
+ * receives the predictions of mesh, ring, rs_ag and Rabenseifner. */
+PLD_API pld_allreduce_mode
+pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes, size_t elt_size,
+                        size_t ub_bytes, double predicted_us[PLD_TUNE_ALLREDUCE_PREDICTIONS]);
 
 #ifdef __cplusplus
 }

@@ -45,13 +45,15 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     fp.wire.core_num = core_num;
     pld__coll_enter(c, api, signal, &fp, "%s, %s, %s, %s", data.buf->name, signal.buf->name,
                     ops[op], mode_name);
-    /* auto: one round (ll.h) when it is small, else the two-phase form or
-     * the mesh, whichever the cost model predicts faster
-     * (pld__allreduce_auto_rs_ag) */
+    /* auto: one round (ll.h) when it is small, else the mesh, the two-phase
+     * form or recursive halving and doubling, whichever the cost model
+     * predicts fastest (pld__allreduce_auto_pick) */
     if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
         ;
-    else if (mode == PLD_AUTO && core_num == 1 && pld__allreduce_auto_rs_ag(c, data))
-        pld__allreduce_rs_ag(c, api, data, signal, op);
+    else if (mode == PLD_AUTO && core_num == 1)
+        mode = pld__allreduce_auto_pick(c, data);
+    if (mode == PLD_AUTO && core_num == 1)
+        ; /* the one-round path above */
     else if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
     else if (mode == PLD_RS_AG)
@@ -66,26 +68,33 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
 }
 
 /* Above the one-round size PLD_AUTO asks the cost model (src/tune/) with
- * the world's measured parameters: the two-phase form reads 2(P-1)/P of
- * the data in 3 rounds, the mesh (P-1) times all of it in 1 + chunks
- * rounds. The ring is no candidate: it needs a signal of its own shape,
- * [2(P-1), P]. Every input is the same on every rank (the profile's
- * UB, not the free UB), so every rank chooses alike. */
-int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data)
+ * the world's measured parameters: the mesh reads (P-1) times all of the
+ * data in 1 + chunks rounds, the two-phase form 2(P-1)/P of it in 3 rounds
+ * (2 through its owners), recursive halving and doubling as much in one
+ * round and a chain of 2 log2 Q steps with one partner each. The ring is
+ * no candidate: it needs a signal of its own shape, [2(P-1), P]. Every
+ * input is the same on every rank (the profile's UB, not the free UB), so
+ * every rank chooses alike. */
+pld_allreduce_mode pld__allreduce_auto_pick(pld_ctx *c, pld_dtensor data)
 {
     size_t esz = pld_dtype_size(data.dtype);
     size_t bytes = (size_t)pld__dtensor_numel(data) * esz;
-    double pred[3];
+    double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS];
     pld_allreduce_mode m = pld_tune_allreduce_auto(&c->w->sh->tune, c->nranks, bytes, esz,
                                                    c->w->profile.ub_bytes, pred);
-    int take = m == PLD_RS_AG;
+    int k = m == PLD_RS_AG ? 2 : m == PLD_RABENSEIFNER ? 3 : 0;
+    const char *name = pld__allreduce_mode_name(m);
     pld__note(c,
-              "auto: %s (predicted %.1f us; mesh %.1f us, rs_ag %.1f us, ring %.1f us; %zu B, "
-              "%d ranks)",
-              take ? "rs_ag" : "mesh", pred[take ? 2 : 0], pred[0], pred[2], pred[1], bytes,
-              c->nranks);
-    pld__trace_choice(c, take ? "auto: rs_ag" : "auto: mesh", pred[take ? 2 : 0]);
-    return take;
+              "auto: %s (predicted %.1f us; mesh %.1f us, rs_ag %.1f us, rabenseifner %.1f us, "
+              "ring %.1f us; %zu B, %d ranks)",
+              name, pred[k], pred[0], pred[2], pred[3], pred[1], bytes, c->nranks);
+    /* the trace keeps the name, not a copy: a literal */
+    pld__trace_choice(c,
+                      k == 2   ? "auto: rs_ag"
+                      : k == 3 ? "auto: rabenseifner"
+                               : "auto: mesh",
+                      pred[k]);
+    return m;
 }
 
 const char *pld__allreduce_mode_name(int32_t mode)

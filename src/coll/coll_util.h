@@ -91,9 +91,10 @@ void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dte
 void pld__allreduce_rabenseifner(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                                  pld_reduce_op op);
 const char *pld__allreduce_mode_name(int32_t mode);
-/* PLD_AUTO above the one-round size: 1 for the two-phase form, 0 for the
- * mesh (says which in the listing). */
-int pld__allreduce_auto_rs_ag(pld_ctx *c, pld_dtensor data);
+/* PLD_AUTO above the one-round size: PLD_MESH, PLD_RS_AG or
+ * PLD_RABENSEIFNER, as the cost model predicts fastest (says which in the
+ * listing and the trace). */
+pld_allreduce_mode pld__allreduce_auto_pick(pld_ctx *c, pld_dtensor data);
 
 /* The broadcast down a binomial tree (broadcast_binomial.c), after
  * pld__coll_enter; and "auto" / "pull" / "binomial" ("?" for any other

@@ -107,8 +107,35 @@ static double rs_ag_us(const pld_tune *t, int nranks, size_t bytes, double ws)
     return pld_tune_predict_us(t, nranks, owner_rounds ? 2 : 3, 0, 0, 0, ws) + ns / 1000.0;
 }
 
+/* Rabenseifner (src/coll/allreduce_rabenseifner.c): Q the largest power of
+ * two <= P, X = P - Q. Each of the Q stepping ranks reduces (Q-1)/Q of the
+ * data in its halving steps (and stores it) and reads as much in its
+ * doubling steps; the X that take an extra rank's data first reduce all
+ * of it; the X extra ranks only read the result back. A chain of 2 log2 Q
+ * steps (2 more for the fold and the unfold), then one round. */
+static double rabenseifner_us(const pld_tune *t, int nranks, size_t bytes, double ws)
+{
+    if (!t || nranks < 2 || t->cpus < 1)
+        return 0;
+    int q = 1, depth = 0;
+    while (q <= nranks / 2)
+        q *= 2, depth++;
+    int x = nranks - q;
+    double n = (double)bytes, part = (double)(q - 1) / q * n;
+    double copy = rate(t->ws_bytes, t->copy_ns, ws), pull = rate(t->ws_bytes, t->pull_ns, ws),
+           reduce = rate(t->ws_bytes, t->reduce_ns, ws);
+    double stepping = part * (copy + pull + reduce);
+    double folding = stepping + n * (copy + reduce), extra = n * pull;
+    double ns = x ? (folding > extra ? folding : extra) : stepping;
+    double all = ((q - x) * stepping + x * folding + x * extra) / t->cpus;
+    ns = all > ns ? all : ns;
+    return pld_tune_predict_us(t, nranks, 1, 0, 0, 0, ws) +
+           pld_tune_chain_us(t, nranks, 2 * depth + (x ? 2 : 0)) + ns / 1000.0;
+}
+
 pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes,
-                                           size_t elt_size, size_t ub_bytes, double predicted_us[3])
+                                           size_t elt_size, size_t ub_bytes,
+                                           double predicted_us[PLD_TUNE_ALLREDUCE_PREDICTIONS])
 {
     double n = (double)bytes, p = nranks, ws = p * n, part = p > 0 ? (p - 1) / p * n : 0;
     /* the mesh's chunks: one accumulator tile of the UB, whole cache lines
@@ -125,10 +152,18 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
     double mesh = pld_tune_predict_us(t, nranks, 1 + chunks, n, 0, (p - 1) * n, ws);
     double ring = pld_tune_predict_us(t, nranks, 2 * (nranks - 1), part, part, part, ws);
     double rs_ag = rs_ag_us(t, nranks, bytes, ws);
+    double rab = rabenseifner_us(t, nranks, bytes, ws);
     if (predicted_us) {
         predicted_us[0] = mesh;
         predicted_us[1] = ring;
         predicted_us[2] = rs_ag;
+        predicted_us[3] = rab;
     }
-    return nranks >= 2 && rs_ag < mesh ? PLD_RS_AG : PLD_MESH;
+    if (nranks < 2)
+        return PLD_MESH;
+    pld_allreduce_mode pick = rs_ag < mesh ? PLD_RS_AG : PLD_MESH;
+    double best = pick == PLD_RS_AG ? rs_ag : mesh;
+    /* at P = 2 Rabenseifner is rs_ag by another road (the same bytes, two
+     * steps of two ranks for two of the rounds): a tie, up to rounding */
+    return rab < best * (1 - 1e-9) ? PLD_RABENSEIFNER : pick;
 }

@@ -292,7 +292,7 @@ static uint64_t rab_reads(int p, int r, uint64_t elems)
 
 /* Bytes to and from peers, and self copies, of one call on rank r: the
  * credit rounds' card, or (one_round) the one-round path's. N = P*S fp32. */
-static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto_rs_ag,
+static void card_of(int which, int p, int r, uint64_t n, int one_round, pld_allreduce_mode pick,
                     uint64_t *moved, uint64_t *self)
 {
     uint64_t P = (uint64_t)p, row = n / P;
@@ -327,8 +327,12 @@ static void card_of(int which, int p, int r, uint64_t n, int one_round, int auto
         *moved = (P - 1) * row;
         break;
     case C_AUTO: /* above the one-round size: the cost model's pick */
-        if (!auto_rs_ag) {
+        if (pick == PLD_MESH) {
             *moved = (P - 1) * n;
+            break;
+        }
+        if (pick == PLD_RABENSEIFNER) {
+            *moved = rab_reads(p, r, n / sizeof(float)) * sizeof(float);
             break;
         }
         /* fall through */
@@ -383,13 +387,13 @@ static void check_card(int p, int which, int64_t s)
     pld_info_limits lim;
     cr_assert_eq(pld_world_tune(f.w, &tune), PLD_OK);
     pld_world_limits(f.w, &lim);
-    int rs_ag =
-        pld_tune_allreduce_auto(&tune, p, n, sizeof(float), lim.ub_bytes, NULL) == PLD_RS_AG;
+    pld_allreduce_mode pick =
+        pld_tune_allreduce_auto(&tune, p, n, sizeof(float), lim.ub_bytes, NULL);
     for (int r = 0; r < p; r++) {
         pld_counters k;
         cr_assert_eq(pld_rank_counters(f.w, r, &k), PLD_OK);
         uint64_t moved = k.bytes_to_peers + k.bytes_from_peers, want, self;
-        card_of(which, p, r, n, one_round, rs_ag, &want, &self);
+        card_of(which, p, r, n, one_round, pick, &want, &self);
         cr_expect_eq(moved, want,
                      "collective %d P=%d S=%lld rank %d (%s) moved %llu bytes, card "
                      "says %llu",

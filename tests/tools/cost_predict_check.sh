@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/tools/cost_predict_check.sh PLD
+# tests/tools/cost_predict_check.sh PLD CHEAP_STEPS
 # `pld cost --predict` on one machine, with a parameter file of known
 # numbers (PLD_TUNE_FILE), every prediction worked out by hand:
 #   2 CPUs, round_us 1, peer_us 0, handover_us 2 per rank beyond the CPUs:
@@ -14,8 +14,12 @@
 #     every rank did as much: 2 x 13 + 7 x 4096 ns;
 #  3. where every rank does alike the bytes are shared by the CPUs: the
 #     mesh's 7 x 4096 reduced bytes, 8 ranks on 2 CPUs, 4 times one rank's.
+#  4. with CHEAP_STEPS (tests/tune/cheap_steps.txt: rounds of many ranks
+#     dear, steps with one partner cheap) auto picks Rabenseifner at P = 5,
+#     and a measured call's counters equal that algorithm's card.
 set -u
 pld=$1
+cheap=$2
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -74,6 +78,13 @@ expect "mesh P=8 4K" "$got" "$(awk 'BEGIN { print 2 * 13 + 4 * 28.672 }')"
 #    no chain where an algorithm has none: the barrier is one round
 got=$(predicted "credit" barrier -d 0-7)
 expect "barrier P=8" "$got" 13
+
+# 4. auto's pick, predicted and run
+PLD_TUNE_FILE=$cheap "$pld" cost allreduce -d 0-4 -s 64K --predict >"$tmp/out" 2>&1
+grep -q '^ rabenseifner (auto.s pick) .*<- this call$' "$tmp/out" ||
+    die "cheap steps, P=5 64K: auto does not pick rabenseifner: $(grep "this call" "$tmp/out")"
+PLD_TUNE_FILE=$cheap "$pld" cost allreduce -d 0-4 -s 64K --measure >"$tmp/out" 2>&1 ||
+    die "cheap steps, P=5 64K, measured: exit status $? ($(tail -3 "$tmp/out"))"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

@@ -226,7 +226,7 @@ Test(tune, the_allreduce_choice_follows_the_predictions)
     pld_tune slow_rounds = sample, fast_rounds = sample;
     slow_rounds.round_us = 1000;
     fast_rounds.round_us = 0.001;
-    double pred[3];
+    double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS];
     /* 64 KiB fp32 fits one 192 KiB UB chunk: the mesh takes 2 rounds */
     cr_expect_eq(pld_tune_allreduce_auto(&slow_rounds, 2, 65536, 4, 196608, pred), PLD_MESH);
     cr_expect_lt(pred[0], pred[2]);
@@ -255,7 +255,7 @@ Test(tune, the_two_phase_owners)
     cr_expect_eq(pld_tune_rs_ag_owners(0, 4096), 0);
     /* the prediction follows: at P = 1024, 4 KiB the one owner's bytes,
      * not 1023 x 4 bytes each, and still below the mesh's */
-    double pred[3];
+    double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS];
     cr_expect_eq(pld_tune_allreduce_auto(&sample, 1024, 4096, 4, 196608, pred), PLD_RS_AG);
     cr_expect_lt(pred[2], pred[0]);
 }
@@ -265,7 +265,7 @@ Test(tune, the_two_phase_owners)
 Test(tune, the_two_phase_prediction)
 {
     const pld_tune *t = &sample; /* 4 CPUs */
-    double pred[3], ws = 1024.0 * 4096;
+    double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS], ws = 1024.0 * 4096;
     /* P = 1024, 4 KiB: one owner reduces 1023 copies while the others wait:
      * its own work, which no CPU shares (the other ranks' copies, shared
      * by 4 CPUs, take less); two rounds through the owner */
@@ -297,6 +297,31 @@ Test(tune, the_mpi_test_files_disagree)
     cr_assert_eq(pld_tune_load(pb, &b), PLD_OK, "%s", pld_last_error());
     cr_expect_eq(pld_tune_allreduce_auto(&a, 2, 65536, 4, 196608, NULL), PLD_MESH);
     cr_expect_eq(pld_tune_allreduce_auto(&b, 2, 65536, 4, 196608, NULL), PLD_RS_AG);
+}
+
+/* Where a step with one partner costs much less than a round of the whole
+ * group, auto takes recursive halving and doubling; at P = 2 it is rs_ag
+ * by another road (a tie: rs_ag stays), and on a machine whose ranks share
+ * CPUs its chain of steps loses. */
+Test(tune, the_allreduce_choice_takes_rabenseifner_where_steps_are_cheap)
+{
+    pld_tune cheap;
+    char path[512];
+    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    cr_assert_eq(pld_tune_load(path, &cheap), PLD_OK, "%s", pld_last_error());
+    double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS];
+    cr_expect_eq(pld_tune_allreduce_auto(&cheap, 8, 65536, 4, 196608, pred), PLD_RABENSEIFNER);
+    cr_expect_lt(pred[3], pred[0]);
+    cr_expect_lt(pred[3], pred[2]);
+    /* P = 8, 64 KiB on 64 CPUs: one round of 8 (1 + 5 x 6 us), 6 steps of
+     * 1 us, and each rank's 7/8 of the data copied, read and reduced */
+    double ws = 8.0 * 65536, part = 7.0 / 8 * 65536;
+    cr_expect_float_eq(pred[3], 31 + 6 + pld_tune_predict_us(&cheap, 1, 0, part, part, part, ws),
+                       1e-6);
+    cr_expect_eq(pld_tune_allreduce_auto(&cheap, 5, 65536, 4, 196608, NULL), PLD_RABENSEIFNER);
+    cr_expect_neq(pld_tune_allreduce_auto(&cheap, 2, 65536, 4, 196608, NULL), PLD_RABENSEIFNER);
+    cr_expect_neq(pld_tune_allreduce_auto(&sample, 8, 65536, 4, 196608, NULL), PLD_RABENSEIFNER);
+    cr_expect_neq(pld_tune_allreduce_auto(&sample, 1024, 4096, 4, 196608, NULL), PLD_RABENSEIFNER);
 }
 
 typedef struct ar_args {
@@ -333,4 +358,36 @@ Test(tune, the_listing_and_the_trace_say_the_choice_and_its_prediction)
     TU_EXPECT_CONTAINS(json, "\"name\":\"auto: mesh\"");
     TU_EXPECT_CONTAINS(json, "\"predicted_us\":");
     free(json);
+}
+
+/* Stages rank-keyed data, runs the auto allreduce, checks every element. */
+static void allreduce_auto_checked(pld_ctx *c, void *p)
+{
+    ar_args *a = p;
+    float *d = pld_local(c, a->data).data;
+    int64_t n = a->data.shape[0], np = pld_nranks(c);
+    for (int64_t i = 0; i < n; i++)
+        d[i] = (float)(pld_rank(c) * 100000 + i % 1000);
+    pld_allreduce(c, a->data, a->sig, PLD_SUM, PLD_AUTO);
+    for (int64_t i = 0; i < n; i++)
+        KCHECK(c, d[i] == (float)(100000 * np * (np - 1) / 2 + np * (i % 1000)),
+               "rank %d element %lld: %g", pld_rank(c), (long long)i, (double)d[i]);
+}
+
+/* PLD_AUTO runs what the model picks: with cheap steps, Rabenseifner's
+ * allreduce at P = 5 (a fold), right to the last element, and the listing
+ * says so. */
+Test(tune, auto_runs_rabenseifner_where_it_is_predicted_fastest)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {.devices = "0-4", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    int64_t shape[1] = {16384};
+    ar_args a = {.data = tu_window(w, "data", PLD_FP32, 1, shape), .sig = tu_signal(w, "sig", 1)};
+    TU_LAUNCH_OK(w, allreduce_auto_checked, &a);
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: rabenseifner (predicted ");
+    pld_world_finalize(w);
 }

@@ -269,7 +269,11 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.staged = row;
         k.rounds = 2;
         break;
-    case BENCH_ALLREDUCE:
+    case BENCH_ALLREDUCE: {
+        /* auto above the one-round size: the cost model's pick */
+        pld_allreduce_mode pick = mode == BENCH_MODE_AUTO
+                                      ? pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL)
+                                      : PLD_MESH;
         if (mode == BENCH_MODE_RING) {
             /* reduce-scatter pulls every segment but mine, allgather every
              * segment but my right neighbour's */
@@ -280,9 +284,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                 k.reduced = k.staged = (uint64_t)(sh->count - ring_seg(sh->count, p, rank)) * elt;
             }
             k.rounds = 2 * (p - 1);
-        } else if (mode == BENCH_MODE_RS_AG ||
-                   (mode == BENCH_MODE_AUTO &&
-                    pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL) == PLD_RS_AG)) {
+        } else if (mode == BENCH_MODE_RS_AG || (mode == BENCH_MODE_AUTO && pick == PLD_RS_AG)) {
             /* an owner: its segment from every peer, then every other
              * segment once; a non-owner: every segment once */
             int m = pld_tune_rs_ag_owners(p, n);
@@ -295,7 +297,8 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
             k.rounds = 3;
             if (m < p && m <= PLD_RS_AG_OWNER_ROUNDS_MAX) /* through the owners */
                 k.owners = m;
-        } else if (mode == BENCH_MODE_RABENSEIFNER) {
+        } else if (mode == BENCH_MODE_RABENSEIFNER ||
+                   (mode == BENCH_MODE_AUTO && pick == PLD_RABENSEIFNER)) {
             /* the steps' reads (a fold or an unfold reads the whole data),
              * then the done round */
             bench_rab_step st[BENCH_RAB_MAX_STEPS];
@@ -307,6 +310,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
             }
             k.staged = k.reduced; /* each reduced range is stored back */
             k.rounds = 1;
+            k.rab = 1;
         } else {
             int64_t ch = mesh_chunk(ub_bytes, elt);
             k.from_peers = k.reduced = (P - 1) * n;
@@ -314,6 +318,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
             k.rounds = 1 + (int)((sh->count + ch - 1) / ch);
         }
         break;
+    }
     default:
         break;
     }
@@ -398,7 +403,7 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
             k->notifies += (uint64_t)bench_binomial_depth(p);
             k->waits += (uint64_t)bench_binomial_depth(p);
         }
-        if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RABENSEIFNER) {
+        if (c == BENCH_ALLREDUCE && k->rab) {
             /* a flag per halving and doubling step, sent and waited for; a
              * folding rank also waits for its extra rank's fold and flags
              * the unfold, an extra rank flags the fold and waits for the
@@ -500,8 +505,10 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                      "N*s/Q), + N on the P-Q ranks that fold an extra rank in, N on each extra "
                      "rank; a chain of 2 log2 Q flags (+1 fold or unfold), then 1 round"
                : mode == BENCH_MODE_AUTO
-                   ? "auto: whichever of rs_ag (about 2(P-1)/P*N from peers, 3 rounds) and the "
-                     "mesh ((P-1)*N from peers, 1 + chunks rounds) the cost model predicts faster"
+                   ? "auto: whichever of the mesh ((P-1)*N from peers, 1 + chunks rounds), rs_ag "
+                     "(about 2(P-1)/P*N from peers, 3 rounds) and rabenseifner (about "
+                     "2(Q-1)/Q*N in a chain of 2 log2 Q steps, 1 round) the cost model "
+                     "predicts fastest"
                    : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
     default:
         return "?";

@@ -52,6 +52,8 @@ typedef struct bench_card {
     uint64_t notifies;   /* pld_notifies of one call on this rank (bench_card_sync; 0
                             until then), BENCH_CARD_UNCOUNTED where the card has none */
     int owners;          /* rs_ag's owner rounds: its m owners (0: not those rounds) */
+    int rab;             /* 1: Rabenseifner's allreduce (forced or auto's pick), whose
+                            steps bench_card_sync counts */
 } bench_card;
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX

@@ -210,9 +210,11 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
     predict_line(autom && !one && pick == PLD_RS_AG ? "rs_ag (auto's pick)" : "rs_ag",
                  mode == BENCH_MODE_RS_AG || (autom && !one && pick == PLD_RS_AG), c,
                  BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards);
-    /* one round in this model: the chain of its steps' flags is not in it */
-    predict_line("rabenseifner", mode == BENCH_MODE_RABENSEIFNER, c, BENCH_MODE_RABENSEIFNER, p,
-                 root, sh, esz, ub, 0, t, cards);
+    /* one round and the chain of its steps (bench_chain) */
+    predict_line(autom && !one && pick == PLD_RABENSEIFNER ? "rabenseifner (auto's pick)"
+                                                           : "rabenseifner",
+                 mode == BENCH_MODE_RABENSEIFNER || (autom && !one && pick == PLD_RABENSEIFNER), c,
+                 BENCH_MODE_RABENSEIFNER, p, root, sh, esz, ub, 0, t, cards);
 }
 
 /* ---- --predict --params FILE: the projection, without a world ----------- */
