@@ -119,6 +119,12 @@ PLD_API int pld_tune_rs_ag_owners(int nranks, size_t bytes);
  * owners' notifies to every rank, and a non-owner's wake-ups (one per
  * owner, at worst), cost more than the rounds they replace. */
 #define PLD_RS_AG_OWNER_ROUNDS_MAX 16
+/** The owners through which the two-phase allreduce (PLD_RS_AG) of
+ * `bytes` of data on nranks ranks synchronises: its
+ * pld_tune_rs_ag_owners(nranks, bytes) when some rank owns no segment and
+ * they are at most PLD_RS_AG_OWNER_ROUNDS_MAX, else 0 (three rounds of the
+ * whole group). */
+PLD_API int pld_tune_rs_ag_owner_rounds(int nranks, size_t bytes);
 /** How many predictions pld_tune_allreduce_auto writes: mesh, ring, rs_ag
  * and Rabenseifner's, in that order. */
 #define PLD_TUNE_ALLREDUCE_PREDICTIONS 4

@@ -48,12 +48,10 @@ void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signal, pld_r
     /* auto: one round (ll.h) when it is small, else the mesh, the two-phase
      * form or recursive halving and doubling, whichever the cost model
      * predicts fastest (pld__allreduce_auto_pick) */
-    if (mode == PLD_AUTO && core_num == 1 && pld__ll_allreduce(c, api, data, op))
-        ;
-    else if (mode == PLD_AUTO && core_num == 1)
+    if (mode == PLD_AUTO && core_num == 1 && !pld__ll_allreduce(c, api, data, op))
         mode = pld__allreduce_auto_pick(c, data);
     if (mode == PLD_AUTO && core_num == 1)
-        ; /* the one-round path above */
+        ; /* done on the one-round path */
     else if (mode == PLD_RING)
         pld__allreduce_ring(c, api, data, signal, op);
     else if (mode == PLD_RS_AG)

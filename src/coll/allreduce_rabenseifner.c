@@ -46,15 +46,6 @@
  * round's plus 2 log2 Q flags (+1 for a fold or unfold); waits likewise. */
 #include "coll/ll.h"
 
-/* The largest power of two <= p (p >= 1). */
-static int floor_pow2(int p)
-{
-    int b = 1;
-    while (b <= p / 2)
-        b <<= 1;
-    return b;
-}
-
 /* The rank of virtual rank v when x ranks fold. */
 static int real_rank(int v, int x)
 {
@@ -96,7 +87,7 @@ static void steps(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor mine, p
 void pld__allreduce_rabenseifner(pld_ctx *c, const char *api, pld_dtensor data, pld_dtensor signal,
                                  pld_reduce_op op)
 {
-    int p = c->nranks, me = c->rank, q = floor_pow2(p), x = p - q;
+    int p = c->nranks, me = c->rank, q = pld__floor_pow2(p), x = p - q;
     pld_dtensor f = pld__dtensor_flat(data), lines;
     int64_t n = f.shape[1], row1, row2;
     pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);

@@ -142,9 +142,10 @@ void pld__allreduce_rs_ag(pld_ctx *c, const char *api, pld_dtensor data, pld_dte
     pld_dtensor f = pld__dtensor_flat(data);
     int64_t n = f.shape[1];
     pld_tensor mine = pld__tensor_2d(pld_local(c, data), 1, n);
-    int m = pld_tune_rs_ag_owners(p, (size_t)n * pld_dtype_size(f.dtype));
-    if (m < p && m <= PLD_RS_AG_OWNER_ROUNDS_MAX) {
-        rs_ag_owner_rounds(c, api, f, mine, m, signal, op);
+    size_t bytes = (size_t)n * pld_dtype_size(f.dtype);
+    int m = pld_tune_rs_ag_owners(p, bytes), through = pld_tune_rs_ag_owner_rounds(p, bytes);
+    if (through) {
+        rs_ag_owner_rounds(c, api, f, mine, through, signal, op);
         return;
     }
 

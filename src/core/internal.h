@@ -407,6 +407,17 @@ PLD__NORETURN void pld__retired_ctx(const pld_ctx *c, const char *api);
 
 /* The world rank of a peer given in c's terms (a group rank in a view).
  * Every transport call takes world ranks. */
+/* The largest power of two <= p (p >= 1): the ranks that take
+ * Rabenseifner's steps (src/coll/allreduce_rabenseifner.c, its cost in
+ * src/tune/predict.c). */
+static inline int pld__floor_pow2(int p)
+{
+    int b = 1;
+    while (b <= p / 2)
+        b <<= 1;
+    return b;
+}
+
 static inline int pld__wpeer(const pld_ctx *c, int peer)
 {
     return c->members ? c->members[peer] : peer;

@@ -81,6 +81,12 @@ int pld_tune_rs_ag_owners(int nranks, size_t bytes)
     return m < (size_t)nranks ? (int)m : nranks;
 }
 
+int pld_tune_rs_ag_owner_rounds(int nranks, size_t bytes)
+{
+    int m = pld_tune_rs_ag_owners(nranks, bytes);
+    return m < nranks && m <= PLD_RS_AG_OWNER_ROUNDS_MAX ? m : 0;
+}
+
 /* rs_ag (pld_tune_rs_ag_owners): each of the m owners reduces its segment
  * from every peer and copies the other segments; a rank that owns none
  * copies every segment. The bytes take the longer of the busiest rank's
@@ -103,8 +109,8 @@ static double rs_ag_us(const pld_tune *t, int nranks, size_t bytes, double ws)
     double all = (m * owner + (p - m) * other) / t->cpus;
     double ns = owner > other ? owner : other;
     ns = all > ns ? all : ns;
-    int owner_rounds = m < nranks && m <= PLD_RS_AG_OWNER_ROUNDS_MAX;
-    return pld_tune_predict_us(t, nranks, owner_rounds ? 2 : 3, 0, 0, 0, ws) + ns / 1000.0;
+    int rounds = pld_tune_rs_ag_owner_rounds(nranks, bytes) ? 2 : 3;
+    return pld_tune_predict_us(t, nranks, rounds, 0, 0, 0, ws) + ns / 1000.0;
 }
 
 /* Rabenseifner (src/coll/allreduce_rabenseifner.c): Q the largest power of
@@ -117,10 +123,9 @@ static double rabenseifner_us(const pld_tune *t, int nranks, size_t bytes, doubl
 {
     if (!t || nranks < 2 || t->cpus < 1)
         return 0;
-    int q = 1, depth = 0;
-    while (q <= nranks / 2)
-        q *= 2, depth++;
-    int x = nranks - q;
+    int q = pld__floor_pow2(nranks), x = nranks - q, depth = 0;
+    for (int b = q; b > 1; b /= 2)
+        depth++;
     double n = (double)bytes, part = (double)(q - 1) / q * n;
     double copy = rate(t->ws_bytes, t->copy_ns, ws), pull = rate(t->ws_bytes, t->pull_ns, ws),
            reduce = rate(t->ws_bytes, t->reduce_ns, ws);

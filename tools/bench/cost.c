@@ -295,8 +295,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
                 k.staged = (uint64_t)mine * elt;
             }
             k.rounds = 3;
-            if (m < p && m <= PLD_RS_AG_OWNER_ROUNDS_MAX) /* through the owners */
-                k.owners = m;
+            k.owners = pld_tune_rs_ag_owner_rounds(p, n); /* 0: the group's rounds */
         } else if (mode == BENCH_MODE_RABENSEIFNER ||
                    (mode == BENCH_MODE_AUTO && pick == PLD_RABENSEIFNER)) {
             /* the steps' reads (a fold or an unfold reads the whole data),
