@@ -159,6 +159,28 @@ PLD_API void pld_allreduce_cores(pld_ctx *c, pld_dtensor data, pld_dtensor signa
  * separate from target), target [P,S]: row s of target = the chunk rank s
  * made for this rank. The caller reads the rows. */
 PLD_API void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal);
+/** The algorithm of pld_all_to_all_with. */
+typedef enum pld_all_to_all_mode {
+    PLD_A2A_AUTO = 0, /**< what pld_all_to_all does: one round through pld's own
+                          inboxes when a chunk fits pld_world_ll_bytes, else
+                          PLD_A2A_BRUCK or PLD_A2A_PUSH, whichever the cost model
+                          (pld/tune.h) predicts faster */
+    PLD_A2A_PUSH = 1, /**< every rank puts each chunk straight into its
+                          destination's target, then one credit round: P-1 puts
+                          per rank */
+    PLD_A2A_BRUCK = 2 /**< Bruck's algorithm: in step k a rank sends, packed in one
+                          put, every chunk whose index (counted from itself) has
+                          bit k set to rank + 2^k, which lands it in the tail of
+                          its target and unpacks it (any P: ceil(log2 P) steps).
+                          About (P/2) log2 P chunks per rank travel instead of
+                          P-1, in ceil(log2 P) puts; for small chunks and many
+                          ranks. Needs 2 x P x S elements of host memory per rank
+                          during the call; the user's signal is only checked */
+} pld_all_to_all_mode;
+/** pld_all_to_all with a chosen algorithm (signal [P,1]). Every rank must
+ * pass the same mode (checked, as the other arguments). */
+PLD_API void pld_all_to_all_with(pld_ctx *c, pld_tensor input, pld_dtensor target,
+                                 pld_dtensor signal, pld_all_to_all_mode mode);
 
 /** All-to-all-v: input/target [P*M,S], send_counts INT32 [P] or [P,1],
  * recv_counts window INT32 [P,1]. Rows s*M .. s*M+recv_counts[s]-1 of target

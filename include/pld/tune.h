@@ -141,6 +141,27 @@ PLD_API int pld_tune_rs_ag_owner_rounds(int nranks, size_t bytes);
 PLD_API pld_allreduce_mode
 pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes, size_t elt_size,
                         size_t ub_bytes, double predicted_us[PLD_TUNE_ALLREDUCE_PREDICTIONS]);
+/** How many chunks each rank sends in Bruck's all-to-all (PLD_A2A_BRUCK)
+ * on nranks ranks: in step k (k = 0 .. ceil(log2 P) - 1) the chunks whose
+ * index in [0, P) has bit k set; (P/2) log2 P for a power of two. It
+ * unpacks as many. 0 when nranks < 2. */
+PLD_API int64_t pld_tune_bruck_chunks(int nranks);
+/** How many predictions pld_tune_all_to_all_auto writes: the push's and
+ * Bruck's, in that order. */
+#define PLD_TUNE_ALL_TO_ALL_PREDICTIONS 2
+/** The all-to-all algorithm PLD_A2A_AUTO takes above the one-round size
+ * for chunks of chunk_bytes on nranks ranks: PLD_A2A_PUSH or
+ * PLD_A2A_BRUCK, whichever is predicted faster; a tie keeps the push.
+ * The push costs P transfers per rank and one round; Bruck's algorithm
+ * ceil(log2 P) puts and as many gets, a chain of steps with one partner
+ * each (pld_tune_chain_us) and about (log2 P)/2 times the bytes, copied
+ * four times (pack, put, get, unpack). It wins for small chunks in large
+ * groups, where the push's P transfers cost more than the chain.
+ * predicted_us[0..PLD_TUNE_ALL_TO_ALL_PREDICTIONS-1], when not NULL,
+ * receives the predictions of the push and of Bruck's algorithm. */
+PLD_API pld_all_to_all_mode
+pld_tune_all_to_all_auto(const pld_tune *t, int nranks, size_t chunk_bytes,
+                         double predicted_us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS]);
 
 #ifdef __cplusplus
 }

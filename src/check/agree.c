@@ -179,6 +179,8 @@ static const char *mode_name(int32_t kind, int32_t m)
         return pld__broadcast_mode_name(m);
     if (kind == PLD__K_ALLGATHER)
         return pld__allgather_mode_name(m);
+    if (kind == PLD__K_ALL_TO_ALL)
+        return pld__all_to_all_mode_name(m);
     return pld__allreduce_mode_name(m);
 }
 

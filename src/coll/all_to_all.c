@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* All-to-all, push form.
+/* All-to-all, push form (PLD_A2A_PUSH, and PLD_A2A_AUTO above the
+ * one-round size where the cost model prefers it); Bruck's algorithm is
+ * all_to_all_bruck.c.
  *
  * input [P,S] local (row d = the chunk for rank d), target window [P,S]:
  * afterwards row s of target holds the chunk rank s made for this rank.
@@ -12,11 +14,28 @@
 
 void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal)
 {
+    pld_all_to_all_with(c, input, target, signal, PLD_A2A_AUTO);
+}
+
+const char *pld__all_to_all_mode_name(int32_t mode)
+{
+    return mode == PLD_A2A_AUTO    ? "auto"
+           : mode == PLD_A2A_PUSH  ? "push"
+           : mode == PLD_A2A_BRUCK ? "bruck"
+                                   : "?";
+}
+
+void pld_all_to_all_with(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtensor signal,
+                         pld_all_to_all_mode mode)
+{
     PLD__CTX_CHECK(c, "pld_all_to_all");
     static const char api[] = "pld_all_to_all";
     char dims[96];
     pld__check_live(c);
     pld__check_dtensor(c, api, "target", target);
+    if (mode != PLD_A2A_AUTO && mode != PLD_A2A_PUSH && mode != PLD_A2A_BRUCK)
+        pld__kraise(c, PLD_ERR_ARG, api,
+                    "mode %d is not a pld_all_to_all_mode (Auto=0, Push=1, Bruck=2)", (int)mode);
     pld__check_tensor(c, api, "input", input);
     pld__coll_check_signal(c, api, signal, 1);
     int p = c->nranks;
@@ -44,11 +63,21 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
     pld__fp_init(&fp, PLD__K_ALL_TO_ALL, api, signal);
     pld__fp_window(&fp, target);
     pld__fp_tensor(&fp, input, 0);
-    pld__coll_enter(c, api, signal, &fp, "%s, %s", target.buf->name, signal.buf->name);
+    fp.wire.mode = (int32_t)mode;
+    pld__coll_enter(c, api, signal, &fp, "%s, %s%s%s", target.buf->name, signal.buf->name,
+                    mode == PLD_A2A_AUTO ? "" : ", ",
+                    mode == PLD_A2A_AUTO ? "" : pld__all_to_all_mode_name(mode));
     pld_dtensor t2 = pld__dtensor_2d(target, p, s);
     pld_tensor in2 = pld__tensor_2d(input, p, s);
     int late = PLD__MUTANT(push_after_barrier);
-    if (!late && pld__ll_all_to_all(c, api, t2, in2)) { /* small: one round (ll.h) */
+    if (!late && mode == PLD_A2A_AUTO &&
+        pld__ll_all_to_all(c, api, t2, in2)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
+    if (mode == PLD_A2A_BRUCK ||
+        (!late && mode == PLD_A2A_AUTO && pld__all_to_all_auto_pick(c, t2) == PLD_A2A_BRUCK)) {
+        pld__all_to_all_bruck(c, api, t2, in2);
         pld__coll_leave(c, signal);
         return;
     }
@@ -64,4 +93,23 @@ void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_dtenso
         pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
+}
+
+/* Above the one-round size PLD_A2A_AUTO asks the cost model (src/tune/)
+ * with the world's measured parameters: the push makes P transfers and
+ * one round, Bruck's algorithm moves about (log2 P)/2 times the bytes in
+ * a chain of steps with 2 ceil(log2 P) + 1 transfers. Every input is the
+ * same on every rank, so every rank chooses alike. */
+pld_all_to_all_mode pld__all_to_all_auto_pick(pld_ctx *c, pld_dtensor t2)
+{
+    size_t chunk = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
+    double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
+    pld_all_to_all_mode m = pld_tune_all_to_all_auto(&c->w->sh->tune, c->nranks, chunk, pred);
+    int k = m == PLD_A2A_BRUCK ? 1 : 0;
+    pld__note(c,
+              "auto: %s (predicted %.1f us; push %.1f us, bruck %.1f us; %zu B chunks, %d ranks)",
+              pld__all_to_all_mode_name(m), pred[k], pred[0], pred[1], chunk, c->nranks);
+    /* the trace keeps the name, not a copy: a literal */
+    pld__trace_choice(c, k ? "auto: bruck" : "auto: push", pred[k]);
+    return m;
 }

@@ -41,6 +41,11 @@
  *                       fold reads the extra rank's data without its flag
  *   rab_no_done         Rabenseifner allreduce: returns without the done
  *                       round
+ *   bruck_no_ready      Bruck all-to-all: the first step puts into its
+ *                       partner's landing rows without waiting for its
+ *                       ready flag
+ *   bruck_flag_first    Bruck all-to-all: each step's data flag is Set
+ *                       before its chunks are put
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

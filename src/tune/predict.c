@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The cost model's predictions (pld/tune.h) and the allreduce choice of
- * PLD_AUTO above the one-round size. */
+/* The cost model's predictions (pld/tune.h) and the allreduce and
+ * all-to-all choices of PLD_AUTO above the one-round size. */
 #include <math.h>
 
 #include "core/internal.h"
@@ -171,4 +171,37 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
     /* at P = 2 Rabenseifner is rs_ag by another road (the same bytes, two
      * steps of two ranks for two of the rounds): a tie, up to rounding */
     return rab < best * (1 - 1e-9) ? PLD_RABENSEIFNER : pick;
+}
+
+int64_t pld_tune_bruck_chunks(int nranks)
+{
+    int64_t sum = 0;
+    for (int64_t h = 1; h < nranks; h *= 2) { /* indices with bit log2(h) set */
+        int64_t rest = nranks % (2 * h) - h;
+        sum += (nranks / (2 * h)) * h + (rest > 0 ? rest : 0);
+    }
+    return sum;
+}
+
+pld_all_to_all_mode pld_tune_all_to_all_auto(const pld_tune *t, int nranks, size_t chunk_bytes,
+                                             double predicted_us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS])
+{
+    double p = nranks, row = (double)chunk_bytes, b = (double)pld_tune_bruck_chunks(nranks);
+    int steps = 0;
+    for (int h = 1; h < nranks; h *= 2)
+        steps++;
+    /* push: P rows into the targets (one of them its own), P transfers */
+    double push = pld_tune_predict_us(t, nranks, 1, p * row, 0, 0, 2 * p * p * row) +
+                  pld_tune_transfers_us(t, nranks, p);
+    /* Bruck: per step a ready and a data flag, each a link of the chain;
+     * the rows: staged in, packed, put, got back and unpacked (b each),
+     * put in order and stored (P each) */
+    double bruck =
+        pld_tune_predict_us(t, nranks, 0, 4 * b * row + 3 * p * row, 0, 0, 4 * p * p * row) +
+        pld_tune_chain_us(t, nranks, 2 * steps) + pld_tune_transfers_us(t, nranks, 2 * steps + 1);
+    if (predicted_us) {
+        predicted_us[0] = push;
+        predicted_us[1] = bruck;
+    }
+    return nranks > 1 && bruck < push * (1 - 1e-9) ? PLD_A2A_BRUCK : PLD_A2A_PUSH;
 }
