@@ -94,6 +94,10 @@ PLD_API pld_status pld_ffi_allreduce(pld_ctx *c, const pld_dtensor *data, const 
 /** pld_all_to_all. */
 PLD_API pld_status pld_ffi_all_to_all(pld_ctx *c, const pld_tensor *input,
                                       const pld_dtensor *target, const pld_dtensor *signal);
+/** pld_all_to_all_with. */
+PLD_API pld_status pld_ffi_all_to_all_with(pld_ctx *c, const pld_tensor *input,
+                                           const pld_dtensor *target, const pld_dtensor *signal,
+                                           pld_all_to_all_mode mode);
 /** pld_all_to_all_v. */
 PLD_API pld_status pld_ffi_all_to_all_v(pld_ctx *c, const pld_tensor *input,
                                         const pld_dtensor *target, const pld_dtensor *signal,

@@ -21,7 +21,7 @@ from .errors import (AliasError, ArgError, BoundsError, CheckError, DataError,  
                      DeadlockError, Error, KernelError, NoMemError, PeerError, RaceError,
                      SystemError, TimeoutError, UnsupportedError)
 from .system import NotifyOp, WaitCmp  # noqa: F401
-from .tensor import AllgatherMode, AllreduceMode, BroadcastMode, MoeLayout, ReduceOp  # noqa: F401
+from .tensor import AllgatherMode, AllreduceMode, AllToAllMode, BroadcastMode, MoeLayout, ReduceOp  # noqa: F401
 from .world import DistributedTensor, Team, Tensor, World, check, current  # noqa: F401
 
 __version__ = "0.1.0"

@@ -38,6 +38,12 @@ class AllgatherMode(enum.IntEnum):
     Doubling = 2
 
 
+class AllToAllMode(enum.IntEnum):
+    Auto = 0
+    Push = 1
+    Bruck = 2
+
+
 def _enum(kind, value, api):
     if isinstance(value, str):
         names = {m.name.lower(): m for m in kind}
@@ -116,13 +122,18 @@ def allreduce(data, signal, op=ReduceOp.Sum, mode=AllreduceMode.Auto, core_num=1
     return data
 
 
-def all_to_all(input, target, signal):  # noqa: A002 -- the C and seed name
-    """input: my plain [P, N] tensor, row d for rank d; target [P, N] window."""
+def all_to_all(input, target, signal, mode=AllToAllMode.Auto):  # noqa: A002 -- the C name
+    """input: my plain [P, N] tensor, row d for rank d; target [P, N] window;
+    mode: AllToAllMode or "auto", "push", "bruck" (pld_all_to_all_with)."""
     c = k.current()
     api = "pld.tensor.all_to_all"
     t = k.ctensor(c, api, "input", input)
-    k.check(c.calls.pld_ffi_all_to_all(c.ptr, t, k.win(api, "target", target),
-                                   k.win(api, "signal", signal)), c)
+    target_ptr, signal_ptr = k.win(api, "target", target), k.win(api, "signal", signal)
+    if mode is AllToAllMode.Auto:
+        k.check(c.calls.pld_ffi_all_to_all(c.ptr, t, target_ptr, signal_ptr), c)
+    else:
+        k.check(c.calls.pld_ffi_all_to_all_with(c.ptr, t, target_ptr, signal_ptr,
+                                                _enum(AllToAllMode, mode, api)), c)
     return target
 
 

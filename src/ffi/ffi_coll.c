@@ -31,6 +31,12 @@ pld_status pld_ffi_allgather_with(pld_ctx *c, const pld_tensor *local, const pld
     PLD__FFI_RUN(c, pld_allgather_with(c, *local, *target, *signal, mode));
 }
 
+pld_status pld_ffi_all_to_all_with(pld_ctx *c, const pld_tensor *input, const pld_dtensor *target,
+                                   const pld_dtensor *signal, pld_all_to_all_mode mode)
+{
+    PLD__FFI_RUN(c, pld_all_to_all_with(c, *input, *target, *signal, mode));
+}
+
 pld_status pld_ffi_allgather_inplace(pld_ctx *c, const pld_dtensor *target,
                                      const pld_dtensor *signal)
 {

@@ -66,6 +66,7 @@ enum sub {
     SUB_MODE,
     SUB_BCAST_MODE,
     SUB_AG_MODE,
+    SUB_A2A_MODE,
     SUB_RAB_MODE,
     SUB_ROOT,
     SUB_M,
@@ -153,6 +154,12 @@ static void mismatch_kernel(pld_ctx *c, void *p)
     case SUB_AG_MODE: /* the doubling rank waits for a flag nobody sends */
         pld_allgather_with(c, loc, a->gather, a->sig, odd ? PLD_AG_DOUBLING : PLD_AG_PUSH);
         break;
+    case SUB_A2A_MODE: { /* the Bruck rank waits for a flag nobody sends */
+        float in[MAXP * S] = {0};
+        pld_all_to_all_with(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(n, S)), a->a2a, a->sig,
+                            odd ? PLD_A2A_BRUCK : PLD_A2A_PUSH);
+        break;
+    }
     case SUB_ROOT:
         pld_broadcast(c, a->data, a->sig, odd ? 1 : 0);
         break;
@@ -502,6 +509,8 @@ static const expect mismatches[] = {
     {"mode/allreduce_rabenseifner", SUB_RAB_MODE, "pld_allreduce", "pld_allreduce", "mode",
      "rabenseifner", "rs_ag", NULL, 0, 0},
     {"mode/allgather", SUB_AG_MODE, "pld_allgather", "pld_allgather", "mode", "doubling", "push",
+     NULL, 0, 0},
+    {"mode/all_to_all", SUB_A2A_MODE, "pld_all_to_all", "pld_all_to_all", "mode", "bruck", "push",
      NULL, 0, 0},
     {"root/broadcast", SUB_ROOT, "pld_broadcast", "pld_broadcast", "root", "1", "0", NULL, 0, 0},
     {"m/all_to_all_v", SUB_M, "pld_all_to_all_v", "pld_all_to_all_v", "M =", "2", "4",

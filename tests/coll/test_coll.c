@@ -498,6 +498,10 @@ static void bad_kernel(pld_ctx *c, void *arg)
         pld_allgather_with(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(1, 64)), f->tgt, f->sig,
                            (pld_allgather_mode)-1);
         break;
+    case 7: /* all_to_all mode that is none */
+        pld_all_to_all_with(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(p, 64)), f->tgt, f->sig,
+                            (pld_all_to_all_mode)3);
+        break;
     }
 }
 
@@ -532,6 +536,10 @@ Test(coll_errors, allgather_local_size)
 Test(coll_errors, allgather_mode)
 {
     expect_bad(6, PLD_ERR_ARG, "pld_allgather: mode -1 is not a pld_allgather_mode");
+}
+Test(coll_errors, all_to_all_mode)
+{
+    expect_bad(7, PLD_ERR_ARG, "pld_all_to_all: mode 3 is not a pld_all_to_all_mode");
 }
 Test(coll_errors, broadcast_mode)
 {

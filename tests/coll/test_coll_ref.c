@@ -38,13 +38,14 @@ typedef struct rcase {
     pld_dtype dt;
     pld_reduce_op op;
     pld_allreduce_mode mode;
-    int64_t s;                /* elements per row; total elements for broadcast/allreduce */
-    int64_t m;                /* all_to_all_v: rows per block */
-    int root;                 /* broadcast */
-    pld_broadcast_mode bmode; /* broadcast: auto (0), or forced */
-    pld_allgather_mode gmode; /* allgather out of place: auto (0), or forced */
-    int salt;                 /* distinguishes the calls of one world */
-    int counts2d;             /* all_to_all_v: send_counts [P,1] instead of [P] */
+    int64_t s;                 /* elements per row; total elements for broadcast/allreduce */
+    int64_t m;                 /* all_to_all_v: rows per block */
+    int root;                  /* broadcast */
+    pld_broadcast_mode bmode;  /* broadcast: auto (0), or forced */
+    pld_allgather_mode gmode;  /* allgather out of place: auto (0), or forced */
+    pld_all_to_all_mode amode; /* all_to_all: auto (0), or forced */
+    int salt;                  /* distinguishes the calls of one world */
+    int counts2d;              /* all_to_all_v: send_counts [P,1] instead of [P] */
     pld_dtensor data, tgt, sig, ring, rc;
     const float *ref; /* reductions: expected value per flat index (exact) */
     /* inputs the ranks fill: pld_host_alloc memory, stride bytes per rank
@@ -128,14 +129,16 @@ static void k_allgather(pld_ctx *c, rcase *a, int inplace)
 }
 
 /* " ring", " mesh", " rs_ag" for an allreduce case, " binomial" for a
- * broadcast down the tree, " doubling" for that allgather, "" for the
- * others */
+ * broadcast down the tree, " doubling" for that allgather, " bruck" for
+ * that all_to_all, "" for the others */
 static const char *ar_mode_name(const rcase *a)
 {
     if (a->kind == K_BCAST)
         return a->bmode == PLD_BCAST_BINOMIAL ? " binomial" : "";
     if (a->kind == K_AG)
         return a->gmode == PLD_AG_DOUBLING ? " doubling" : "";
+    if (a->kind == K_A2A)
+        return a->amode == PLD_A2A_BRUCK ? " bruck" : "";
     if (a->kind != K_AR)
         return "";
     return a->mode == PLD_RING           ? " ring"
@@ -184,10 +187,15 @@ static void k_all_to_all(pld_ctx *c, rcase *a)
         cu_fill(in + (size_t)d * row, row, cu_tag(me, d, a->salt), 0);
     cu_fill(t, (size_t)p * row, cu_tag(CU_GARBAGE, me, a->salt), 0);
     pld_barrier(c, a->sig);
-    pld_all_to_all(c, pld_tensor_make(in, a->dt, 2, PLD_IDX(p, a->s)), a->tgt, a->sig);
+    pld_all_to_all_with(c, pld_tensor_make(in, a->dt, 2, PLD_IDX(p, a->s)), a->tgt, a->sig,
+                        a->amode);
     char what[96];
     for (int s = 0; s < p; s++) {
-        snprintf(what, sizeof what, "all_to_all target row %d", s);
+        snprintf(what, sizeof what, "all_to_all%s target row %d",
+                 a->amode == PLD_A2A_BRUCK  ? " bruck"
+                 : a->amode == PLD_A2A_PUSH ? " push"
+                                            : "",
+                 s);
         cu_kcheck_bytes(c, what, t + (size_t)s * row, row, cu_tag(s, me, a->salt), 0);
     }
 }
@@ -377,6 +385,7 @@ static void movement(int p, const pld_dtype *dts, size_t ndt, size_t total)
             run(&rw, (rcase){.kind = K_AG, .dt = dt, .s = s, .gmode = PLD_AG_DOUBLING});
             run(&rw, (rcase){.kind = K_AG_INPLACE, .dt = dt, .s = s});
             run(&rw, (rcase){.kind = K_A2A, .dt = dt, .s = s});
+            run(&rw, (rcase){.kind = K_A2A, .dt = dt, .s = s, .amode = PLD_A2A_BRUCK});
             int64_t m = ragged ? 5 : 1;
             run(&rw, (rcase){.kind = K_A2AV,
                              .dt = dt,
@@ -451,6 +460,24 @@ Test(ref_movement, doubling_partial_steps, .timeout = 120)
         for (size_t k = 0; k < COUNT(dts); k++)
             for (int64_t s = 1; s <= 4099; s += 2049)
                 run(&rw, (rcase){.kind = K_AG, .dt = dts[k], .s = s, .gmode = PLD_AG_DOUBLING});
+        rw_close(&rw);
+    }
+}
+
+/* Bruck's all_to_all at every P from 2 to 17 (its last step is partial
+ * unless P is a power of two: fewer chunks than P/2 move in it), one
+ * element and ragged rows, each beside the push of the same case. */
+Test(ref_movement, bruck_every_p, .timeout = 120)
+{
+    const pld_dtype dts[] = {PLD_INT8, PLD_FP32, PLD_INT64};
+    for (int p = 2; p <= 17; p++) {
+        rworld rw;
+        rw_open(&rw, p);
+        for (size_t k = 0; k < COUNT(dts); k++)
+            for (int64_t s = 1; s <= 1001; s += 1000) {
+                run(&rw, (rcase){.kind = K_A2A, .dt = dts[k], .s = s, .amode = PLD_A2A_BRUCK});
+                run(&rw, (rcase){.kind = K_A2A, .dt = dts[k], .s = s, .amode = PLD_A2A_PUSH});
+            }
         rw_close(&rw);
     }
 }

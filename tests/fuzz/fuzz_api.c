@@ -768,8 +768,12 @@ static void k_run_op(fz_rank *R, fz_launch *L, const fz_kop *src)
                                 o.e[3]);
         break;
     }
-    case K_ALL_TO_ALL:
-        pld_all_to_all(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
+    case K_ALL_TO_ALL: /* e[1] = 0: pld_all_to_all, else mode e[1] - 1 (invalid ones too) */
+        if (o.e[1] == 0)
+            pld_all_to_all(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]));
+        else
+            pld_all_to_all_with(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]),
+                                (pld_all_to_all_mode)k_shift(o.e[1], -1));
         break;
     case K_ALL_TO_ALL_V:
         pld_all_to_all_v(c, k_tensor(R, L, &o.ts[0]), k_view(L, &o.v[0]), k_view(L, &o.v[1]),

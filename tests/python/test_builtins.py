@@ -190,8 +190,9 @@ def test_allreduce_enum_arguments(make_world):
 # ---- all_to_all ----------------------------------------------------------
 
 
-def test_all_to_all(make_world, transport):
-    P, S = 4, 16
+@pytest.mark.parametrize("mode", ["auto", "bruck", pld.AllToAllMode.Push])
+def test_all_to_all(make_world, transport, mode):
+    P, S = 5, 16
     w = make_world(devices(P), transport)
     x = w.tensor([P, S], "int32")
     target = w.window([P, S], "int32", "target")
@@ -205,7 +206,7 @@ def test_all_to_all(make_world, transport):
             x.view(r)[d] = chunk(r, d)
 
     def kernel(x, target, sig):
-        pld.tensor.all_to_all(x, target, sig)
+        pld.tensor.all_to_all(x, target, sig, mode=mode)
 
     w.launch(kernel, x, target, sig)
     for d in range(P):

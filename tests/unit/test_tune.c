@@ -391,3 +391,97 @@ Test(tune, auto_runs_rabenseifner_where_it_is_predicted_fastest)
     TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: rabenseifner (predicted ");
     pld_world_finalize(w);
 }
+
+/* Bruck's all_to_all sends, in step k, the chunks whose index below P has
+ * bit k set: (P/2) log2 P for a power of two, fewer in a partial last step. */
+Test(tune, the_chunks_bruck_sends)
+{
+    cr_expect_eq(pld_tune_bruck_chunks(0), 0);
+    cr_expect_eq(pld_tune_bruck_chunks(1), 0);
+    cr_expect_eq(pld_tune_bruck_chunks(2), 1);
+    cr_expect_eq(pld_tune_bruck_chunks(3), 2); /* {1}, {2} */
+    cr_expect_eq(pld_tune_bruck_chunks(5), 5); /* {1,3}, {2,3}, {4} */
+    cr_expect_eq(pld_tune_bruck_chunks(6), 7); /* {1,3,5}, {2,3}, {4,5} */
+    cr_expect_eq(pld_tune_bruck_chunks(8), 12);
+    cr_expect_eq(pld_tune_bruck_chunks(1024), 512 * 10);
+    cr_expect_eq(pld_tune_bruck_chunks(4096), (int64_t)2048 * 12);
+}
+
+/* The push costs one round and P transfers; Bruck a chain of two links per
+ * step, 2 steps + 1 transfers and its chunks copied four times. Where a
+ * step is cheap against a round of the group (cheap_steps.txt) Bruck
+ * wins; where ranks share CPUs its chain loses at every P. */
+Test(tune, the_all_to_all_choice_follows_the_predictions)
+{
+    pld_tune cheap;
+    char path[512];
+    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    cr_assert_eq(pld_tune_load(path, &cheap), PLD_OK, "%s", pld_last_error());
+    double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS], row = 1024, ws = 25 * row;
+    cr_expect_eq(pld_tune_all_to_all_auto(&cheap, 5, 1024, pred), PLD_A2A_BRUCK);
+    /* P = 5: a round of 5 (1 + 5 x 3 us), 5 rows, 5 transfers */
+    cr_expect_float_eq(pred[0],
+                       16 + pld_tune_predict_us(&cheap, 1, 0, 5 * row, 0, 0, 2 * ws) +
+                           pld_tune_transfers_us(&cheap, 5, 5),
+                       1e-6);
+    /* 3 steps (6 links of 1 us), 5 chunks sent: 4 x 5 + 3 x 5 rows copied */
+    cr_expect_float_eq(pred[1],
+                       6 + pld_tune_predict_us(&cheap, 1, 0, 35 * row, 0, 0, 4 * ws) +
+                           pld_tune_transfers_us(&cheap, 5, 7),
+                       1e-6);
+    cr_expect_lt(pred[1], pred[0]);
+    cr_expect_eq(pld_tune_all_to_all_auto(&cheap, 1, 1024, NULL), PLD_A2A_PUSH);
+    /* this machine's kind (4 CPUs, a hand-over of 1.5 us per rank beyond):
+     * the push up to P = 1024; at P = 4096 the push's 4096 transfers per
+     * rank cost more than Bruck's 24 links for 4-byte chunks, not for
+     * 64-byte ones (2-core machine, measured: docs/performance.md) */
+    for (int p = 2; p <= 1024; p *= 2)
+        for (size_t chunk = 4; chunk <= 65536; chunk *= 16)
+            cr_expect_eq(pld_tune_all_to_all_auto(&sample, p, chunk, NULL), PLD_A2A_PUSH,
+                         "P = %d, %zu B chunks", p, chunk);
+    cr_expect_eq(pld_tune_all_to_all_auto(&sample, 4096, 4, pred), PLD_A2A_BRUCK);
+    cr_expect_eq(pld_tune_all_to_all_auto(&sample, 4096, 64, NULL), PLD_A2A_PUSH);
+}
+
+typedef struct a2a_args {
+    pld_dtensor tgt, sig;
+} a2a_args;
+
+/* Rank-keyed chunks through the auto all_to_all, every element checked. */
+static void all_to_all_auto_checked(pld_ctx *c, void *p)
+{
+    a2a_args *a = p;
+    int me = pld_rank(c), np = pld_nranks(c);
+    int64_t s = a->tgt.shape[1];
+    float in[5 * 256]; /* a kernel's stack: a tensor on every transport */
+    KCHECK(c, np * s <= 5 * 256, "%d x %lld chunks do not fit", np, (long long)s);
+    for (int d = 0; d < np; d++)
+        for (int64_t j = 0; j < s; j++)
+            in[d * s + j] = (float)(me * 1000 + d * 100 + j % 100);
+    pld_all_to_all(c, pld_tensor_make(in, PLD_FP32, 2, PLD_IDX(np, s)), a->tgt, a->sig);
+    const float *t = pld_local(c, a->tgt).data;
+    for (int src = 0; src < np; src++)
+        for (int64_t j = 0; j < s; j++)
+            KCHECK(c, t[src * s + j] == (float)(src * 1000 + me * 100 + j % 100),
+                   "rank %d row %d element %lld: %g", me, src, (long long)j,
+                   (double)t[src * s + j]);
+}
+
+/* PLD_A2A_AUTO runs what the model picks: with cheap steps, Bruck's
+ * algorithm at P = 5 (a partial last step), right to the last element,
+ * and the listing says so. */
+Test(tune, auto_runs_bruck_where_it_is_predicted_faster)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {.devices = "0-4", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    a2a_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(5, 256)),
+                  .sig = tu_signal(w, "sig", 1)};
+    TU_LAUNCH_OK(w, all_to_all_auto_checked, &a);
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: bruck (predicted ");
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B chunks, 5 ranks)");
+    pld_world_finalize(w);
+}
