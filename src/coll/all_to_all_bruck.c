@@ -50,6 +50,31 @@ static int64_t bit_count(int p, int k)
     return full + (rest > 0 ? rest : 0);
 }
 
+/* Copies n rows of `row` bytes. Chunks of a few bytes are what this
+ * algorithm is for, and a run is often a single row: the common row sizes
+ * get a copy the compiler inlines instead of a call into the C library. */
+static void copy_rows(unsigned char *dst, const unsigned char *src, int64_t n, size_t row)
+{
+    if (n != 1) {
+        memcpy(dst, src, (size_t)n * row);
+        return;
+    }
+    switch (row) {
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    case 8:
+        memcpy(dst, src, 8);
+        break;
+    case 16:
+        memcpy(dst, src, 16);
+        break;
+    default:
+        memcpy(dst, src, row);
+        break;
+    }
+}
+
 /* Copies the entries of work with bit k set, in index order, to or from
  * the packed rows of buf: runs of h = 2^k entries, one copy per run. */
 static void pack_runs(unsigned char *work, unsigned char *buf, int p, int k, size_t row, int out)
@@ -59,9 +84,9 @@ static void pack_runs(unsigned char *work, unsigned char *buf, int p, int k, siz
     for (int64_t i = h; i < p; i += 2 * h) {
         int64_t n = i + h <= p ? h : p - i;
         if (out)
-            memcpy(buf + j * row, work + (size_t)i * row, (size_t)n * row);
+            copy_rows(buf + j * row, work + (size_t)i * row, n, row);
         else
-            memcpy(work + (size_t)i * row, buf + j * row, (size_t)n * row);
+            copy_rows(work + (size_t)i * row, buf + j * row, n, row);
         j += (size_t)n;
     }
 }
@@ -124,9 +149,11 @@ static void run(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2, uns
                 ready(c, lines, row1, e1, k + 2);
         }
     }
-    /* row s of the target is entry (me - s) mod P */
+    /* row s of the target is entry (me - s) mod P: me, me-1, .., 0, then
+     * P-1, P-2, .., me+1 */
     for (int s = 0; s < p; s++)
-        memcpy(buf + (size_t)s * row, work + (size_t)((me - s + p) % p) * row, row);
+        copy_rows(buf + (size_t)s * row, work + (size_t)(s <= me ? me - s : me - s + p) * row, 1,
+                  row);
     pld__coll_put_rows(c, api, t2, me, 0,
                        pld_tensor_make(buf, t2.dtype, 2, PLD_IDX(p, t2.shape[1])), 0, p);
 }
