@@ -8,7 +8,8 @@
 #     algorithm in the three synchronisation forms, one row marked fastest;
 #     the one-round path appears at P = 8 (it fits) and not at P = 10000.
 #  2. the numbers follow the formula: a file of known parameters gives a
-#     barrier whose every term can be worked out by hand.
+#     barrier whose every term can be worked out by hand, and Bruck's
+#     all-to-all: its messages, its chain and the chunks that cross nodes.
 #  3. a file with an unknown key, a missing key, a bad number, a wrong format
 #     tag: exit status 2, nothing on stdout, a message naming the file and
 #     the line; --params without --predict and with --measure are usage
@@ -61,6 +62,10 @@ rows | grep -q '^ one_round ' && die "allreduce P=10000: a one-round row beyond 
 project "allreduce P=8 1K" allreduce -d 0-7 -s 1K
 rows | grep -Eq '^ one_round +flags ' || die "allreduce P=8 1K: no one-round row"
 
+project "all_to_all P=10000" all_to_all -d 0-9999 -s 64K
+has_forms "all_to_all P=10000" push
+rows | grep -Eq '^ bruck +steps +0 ' || die "all_to_all P=10000: no bruck row"
+
 for spec in "broadcast -s 1M -r 9" "reduce_scatter -s 1M" "all_to_all -s 1M" "all_to_all_v -s 1M"; do
     # shellcheck disable=SC2086
     project "$spec P=100" $spec -d 0-99
@@ -104,6 +109,21 @@ rows | grep -Eq '^ push +full +1 +1 +[0-9]+ +4096 +4096 ' ||
 "$pld" cost allreduce -d 0-5 -s 4K --predict --params "$tmp/known.txt" >"$tmp/out" 2>&1
 rows | grep -Eq '^ rabenseifner +full +1 +1 +20 +[0-9]+ +[0-9]+ +80\.000' ||
     die "known parameters, rabenseifner chain: $(rows | grep rabenseifner | head -1)"
+
+# Bruck's all-to-all, P = 8 on 2 nodes, 8 KiB (chunks of 1 KiB): 3 steps
+# of 4 chunks to rank + 1, + 2, + 4; 6 flags and 3 puts, 9 messages; no
+# round, a chain of 6 flags at 10 us. Rank 3 crosses to the other node at
+# every step (to 4, 5 and 7): 12 KiB between nodes; its 12 + 8 chunks self
+# within. 6 x 10 + 9 x 0.5 + 12288 x 1 ns = 76.788 us.
+"$pld" cost all_to_all -d 0-7 -s 8K --predict --params "$tmp/beta.txt" >"$tmp/out" 2>&1
+rows | grep -Eq '^ bruck +steps +0 +1 +9 +20480 +12288 +76\.788' ||
+    die "known parameters, bruck: $(rows | grep bruck)"
+#    P = 5 on 2 nodes (4 + 1): steps to + 1 (2 chunks), + 2 (2), + 4 (1);
+#    rank 4, alone on its node, crosses at all three (to 0, 1 and 3): 5
+#    chunks of 256 B; 6 x 10 + 9 x 0.5 + 1280 x 1 ns = 65.78 us
+"$pld" cost all_to_all -d 0-4 -s 1280 --predict --params "$tmp/beta.txt" >"$tmp/out" 2>&1
+rows | grep -Eq '^ bruck +steps +0 +1 +9 +[0-9]+ +1280 +65\.780' ||
+    die "known parameters, bruck P=5: $(rows | grep bruck)"
 
 # 3. bad parameter files: status 2, stderr only, naming the file and line
 keys='ranks_per_node 8

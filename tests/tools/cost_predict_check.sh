@@ -17,6 +17,11 @@
 #  4. with CHEAP_STEPS (tests/tune/cheap_steps.txt: rounds of many ranks
 #     dear, steps with one partner cheap) auto picks Rabenseifner at P = 5,
 #     and a measured call's counters equal that algorithm's card.
+#  5. all_to_all: the push's and Bruck's rows are the times the library's
+#     choice weighs (pld_tune_all_to_all_auto), every term worked out by
+#     hand at P = 5 (uneven steps); with CHEAP_STEPS auto picks Bruck for
+#     small chunks at P = 5 and 13 and the push for large ones, and the
+#     counters of measured calls equal the card of the pick.
 set -u
 pld=$1
 cheap=$2
@@ -85,6 +90,45 @@ grep -q '^ rabenseifner (auto.s pick) .*<- this call$' "$tmp/out" ||
     die "cheap steps, P=5 64K: auto does not pick rabenseifner: $(grep "this call" "$tmp/out")"
 PLD_TUNE_FILE=$cheap "$pld" cost allreduce -d 0-4 -s 64K --measure >"$tmp/out" 2>&1 ||
     die "cheap steps, P=5 64K, measured: exit status $? ($(tail -3 "$tmp/out"))"
+
+# 5. all_to_all, P = 5, 640 B (chunks of 128 B): copying 1 ns per byte,
+#    1 us per transfer, 5 ranks on 2 CPUs take 2.5 times one rank's work.
+#    Bruck: B = 2 + 2 + 1 = 5 chunks in 3 steps; its rows staged, packed,
+#    put, got back and unpacked (4 x 5) and put in order and stored (3 x 5):
+#    35 x 128 B = 4.48 us x 2.5; a chain of 6 flags of 1 + 2 x 3 = 7 us;
+#    2 x 3 + 1 = 7 transfers x 2.5. The push: one round of 7 us, 5 rows
+#    (0.64 us) x 2.5 and 5 transfers x 2.5.
+sed -e 's/^transfer_us 0$/transfer_us 1/' -e 's/^copy_ns 0 0 0$/copy_ns 1 1 1/' \
+    "$tmp/tune.txt" >"$tmp/copy.txt"
+got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted bruck all_to_all -d 0-4 -s 640)
+expect "bruck P=5 640 B" "$got" "$(awk 'BEGIN { print 2.5 * 4.48 + 6 * 7 + 2.5 * 7 }')"
+got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted push all_to_all -d 0-4 -s 640)
+expect "push P=5 640 B" "$got" "$(awk 'BEGIN { print 7 + 2.5 * 0.64 + 2.5 * 5 }')"
+grep -Eq '^ push \(auto.s pick\) +1 +0 .*<- this call$' "$tmp/out" ||
+    die "P=5 640 B, dear transfers: auto's pick is not the push: $(grep "this call" "$tmp/out")"
+grep -Eq '^ bruck +0 +6 ' "$tmp/out" || die "P=5: bruck's row has not 0 rounds and a chain of 6"
+
+# auto's pick under CHEAP_STEPS: Bruck for small chunks, the push for
+# large ones, at P = 5 and P = 13; predicted, and measured by pld cost
+# (bytes, notifies and waits) and pld bench (every size of a sweep across
+# the switch)
+for p in 5 13; do
+    PLD_TUNE_FILE=$cheap "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 256)) --predict \
+        --measure >"$tmp/out" 2>&1 || die "cheap steps, all_to_all P=$p: exit status $?"
+    grep -q '^ bruck (auto.s pick) .*<- this call$' "$tmp/out" ||
+        die "cheap steps, all_to_all P=$p, 256 B chunks: auto does not pick bruck: $(grep "this call" "$tmp/out")"
+    grep -q "^# auto's pick: bruck " "$tmp/out" || die "cheap steps, P=$p: no auto's pick line"
+    grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
+        die "cheap steps, all_to_all P=$p: counters differ from bruck's card"
+    PLD_TUNE_FILE=$cheap "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 1024 * 1024)) \
+        --predict >"$tmp/out" 2>&1
+    grep -q '^ push (auto.s pick) .*<- this call$' "$tmp/out" ||
+        die "cheap steps, all_to_all P=$p, 1 MiB chunks: auto does not pick the push"
+done
+PLD_TUNE_FILE=$cheap "$pld" bench all_to_all -d 0-12 -b 8 -e 4M -f 8 -n 1 -w 0 --warmup-ms 0 \
+    >"$tmp/out" 2>&1 || die "cheap steps, pld bench all_to_all P=13: exit status $?"
+grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$tmp/out" ||
+    die "cheap steps, pld bench all_to_all P=13: $(grep 'total #wrong' "$tmp/out")"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

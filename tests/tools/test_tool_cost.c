@@ -8,7 +8,10 @@
  * Per rank and call: bytes_to_peers, bytes_from_peers and bytes_self equal
  * the card exactly; the card's barrier rounds equal waits / (P-1) for every
  * algorithm built from credit barriers (all but the ring, whose waits are
- * per neighbour, not per round). The transport comes from
+ * per neighbour, not per round); Bruck's all-to-all, which has no round,
+ * waits twice per step. all_to_all's Bruck cards (and auto's, whatever it
+ * picks) also at P = 5, 13 and 64, and auto's pick of Bruck with the
+ * parameters of tests/tune/cheap_steps.txt. The transport comes from
  * PLD_TEST_TRANSPORT (thread by default; ctest also runs it on process). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <criterion/criterion.h>
@@ -57,7 +60,6 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
                  (long long)res.wrong);
     cr_assert_eq(res.ncalls, 2);
     size_t esz = pld_dtype_size(dt);
-    uint64_t P = (uint64_t)p;
     pld_tune tune;
     pld_world_tune(w, &tune);
     for (int q = 0; q < p; q++) {
@@ -76,14 +78,20 @@ static void one(pld_world *w, bench_coll c, bench_mode mode, pld_dtype dt, int64
         CARD_EQ(bytes_from_peers, k.from_peers);
         CARD_EQ(bytes_self, k.self);
 #undef CARD_EQ
-        /* the waits of the full credit rounds; the ring's protocol and the
-         * log-depth forms' step flags are in bench_card_sync, which
+        /* the waits of the credit rounds in the group's form (full: P-1
+         * each), and Bruck's flags; the ring's protocol and the log-depth
+         * forms' step flags are in bench_card_sync too, which
          * tools.cost_check compares with the counters (pld cost --measure) */
         int steps = mode == BENCH_MODE_RING || mode == BENCH_MODE_BINOMIAL ||
                     mode == BENCH_MODE_DOUBLING || mode == BENCH_MODE_RABENSEIFNER;
         if (p > 1 && !steps) {
-            /* minus the bench kernel's own pld_barriers: P-1 waits each */
-            uint64_t waits = (m->waits - (uint64_t)res.barriers * (P - 1)) / 2;
+            pld_sync_info si;
+            pld_world_sync(w, p, q, &si);
+            bench_card_sync(
+                c, mode, p, q, root,
+                bench_card_one_round(c, mode, p, &res.shape, esz, pld_world_ll_bytes(w)), &si, &k);
+            /* minus the bench kernel's own pld_barriers, in the same form */
+            uint64_t waits = (m->waits - (uint64_t)res.barriers * (uint64_t)si.waits) / 2;
             cr_expect_eq(waits, k.waits,
                          "%s (%s) %s size %lld P=%d rank %d root %d: %llu waits per call, card "
                          "%llu (%d rounds)",
@@ -111,7 +119,8 @@ static void cards(int p)
         {BENCH_ALLREDUCE, BENCH_MODE_RING},      {BENCH_ALL_TO_ALL, BENCH_MODE_PUSH},
         {BENCH_ALL_TO_ALL_V, BENCH_MODE_PUSH},   {BENCH_ALLREDUCE, BENCH_MODE_AUTO},
         {BENCH_ALLREDUCE, BENCH_MODE_RS_AG},     {BENCH_ALLREDUCE, BENCH_MODE_RABENSEIFNER},
-        {BENCH_ALLGATHER, BENCH_MODE_DOUBLING},  {BENCH_BROADCAST, BENCH_MODE_BINOMIAL}};
+        {BENCH_ALLGATHER, BENCH_MODE_DOUBLING},  {BENCH_BROADCAST, BENCH_MODE_BINOMIAL},
+        {BENCH_ALL_TO_ALL, BENCH_MODE_AUTO},     {BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK}};
     pld_world *w = world(p);
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
         bench_coll c = algos[a].c;
@@ -145,6 +154,107 @@ Test(tool_cost, cards_equal_counters_p4, .timeout = 180)
 Test(tool_cost, cards_equal_counters_p8, .timeout = 300)
 {
     cards(8);
+}
+
+/* Bruck's all-to-all where its steps are uneven (P = 5, 13: the last
+ * step sends fewer chunks than the others) and at 64 ranks (6 steps): the
+ * card of B = pld_tune_bruck_chunks(P) chunks to peers and B + P self, and
+ * 2 ceil(log2 P) waits; the push and auto beside it. */
+static void bruck_cards(int p, int64_t bytes)
+{
+    pld_world *w = world(p);
+    one(w, BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK, PLD_FP32, bytes, 0);
+    one(w, BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK, PLD_INT8, bytes + 3 * p, 0); /* odd rows */
+    one(w, BENCH_ALL_TO_ALL, BENCH_MODE_PUSH, PLD_FP32, bytes, 0);
+    one(w, BENCH_ALL_TO_ALL, BENCH_MODE_AUTO, PLD_FP32, bytes, 0);
+    pld_world_finalize(w);
+}
+
+Test(tool_cost, bruck_cards_p5, .timeout = 120)
+{
+    bruck_cards(5, 4000);
+}
+Test(tool_cost, bruck_cards_p13, .timeout = 120)
+{
+    bruck_cards(13, 13 * 1000);
+}
+Test(tool_cost, bruck_cards_p64, .timeout = 300)
+{
+    bruck_cards(64, 64 * 256);
+}
+
+/* The card's numbers themselves, worked out by hand: P = 5 sends the
+ * indices with bit 0 set (1, 3), bit 1 (2, 3) and bit 2 (4): B = 5 chunks
+ * in 3 steps; P = 8: 4 + 4 + 4 = 12 in 3; P = 13: 6 + 6 + 5 + 5 = 22 in 4. */
+Test(tool_cost, bruck_card_by_hand)
+{
+    static const struct {
+        int p;
+        uint64_t b, steps;
+    } want[] = {{1, 0, 0}, {2, 1, 1}, {3, 2, 2}, {5, 5, 3}, {8, 12, 3}, {13, 22, 4}, {64, 192, 6}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int p = want[i].p;
+        bench_shape sh;
+        bench_shape_make(BENCH_ALL_TO_ALL, p, 4, (int64_t)p * 64, &sh); /* 16 floats a chunk */
+        pld_sync_info si = {.notifies = 1, .waits = 1, .epilogue = 1};  /* never asked */
+        for (int r = 0; r < p; r++) {
+            bench_card k;
+            bench_card_make(BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK, p, r, 0, &sh, 4, 0, 0, NULL, &k);
+            bench_card_sync(BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK, p, r, 0, 0, &si, &k);
+            cr_expect(k.to_peers == want[i].b * 64 && k.from_peers == 0 &&
+                          k.self == (want[i].b + (uint64_t)p) * 64 && k.rounds == 0 &&
+                          k.notifies == 2 * want[i].steps && k.waits == 2 * want[i].steps,
+                      "bruck P=%d rank %d: to %llu from %llu self %llu rounds %d notifies %llu "
+                      "waits %llu; want B = %llu chunks of 64 B, %llu steps",
+                      p, r, (unsigned long long)k.to_peers, (unsigned long long)k.from_peers,
+                      (unsigned long long)k.self, k.rounds, (unsigned long long)k.notifies,
+                      (unsigned long long)k.waits, (unsigned long long)want[i].b,
+                      (unsigned long long)want[i].steps);
+        }
+        cr_expect_eq(bench_chain(BENCH_ALL_TO_ALL, BENCH_MODE_BRUCK, p, 0), 2 * (int)want[i].steps);
+    }
+    /* the projection's chunks per step add up to the card's (the library's) */
+    for (int p = 1; p <= 300; p++) {
+        int64_t sum = 0;
+        for (int k = 0; k < bench_bruck_steps(p); k++)
+            sum += bench_bruck_step_chunks(p, k);
+        cr_expect_eq(sum, pld_tune_bruck_chunks(p), "P=%d: steps send %lld chunks, B = %lld", p,
+                     (long long)sum, (long long)pld_tune_bruck_chunks(p));
+    }
+}
+
+/* auto follows the library's choice: with the parameters of cheap_steps.txt
+ * (rounds of many ranks dear, steps with one partner cheap) it takes
+ * Bruck's algorithm at P = 5 and 13 for 64-byte chunks, and the push at
+ * P = 2 (one step costs two flags, a round of two ranks one); the counters
+ * equal the card of the algorithm it took. */
+Test(tool_cost, all_to_all_auto_picks_bruck, .timeout = 120)
+{
+    setenv("PLD_TUNE_FILE", PLD_CHEAP_STEPS, 1);
+    unsetenv("PLD_LL_BYTES"); /* no one-round path: the pick decides */
+    static const struct {
+        int p;
+        bench_mode pick;
+    } cases[] = {{5, BENCH_MODE_BRUCK}, {13, BENCH_MODE_BRUCK}, {2, BENCH_MODE_PUSH}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int p = cases[i].p;
+        pld_world *w = world(p);
+        pld_tune tune;
+        pld_world_tune(w, &tune);
+        cr_assert_eq(tune.cpus, 64, "PLD_TUNE_FILE=%s not read (%d CPUs)", PLD_CHEAP_STEPS,
+                     tune.cpus);
+        cr_expect_eq(bench_all_to_all_pick(&tune, p, 64), cases[i].pick, "P=%d: auto took %s", p,
+                     bench_mode_name(bench_all_to_all_pick(&tune, p, 64)));
+        bench_shape sh;
+        bench_shape_make(BENCH_ALL_TO_ALL, p, 4, (int64_t)p * 64, &sh);
+        bench_card k;
+        bench_card_make(BENCH_ALL_TO_ALL, BENCH_MODE_AUTO, p, 0, 0, &sh, 4, 0, 0, &tune, &k);
+        cr_expect_eq(k.bruck, cases[i].pick == BENCH_MODE_BRUCK, "P=%d: auto's card is not %s's", p,
+                     bench_mode_name(cases[i].pick));
+        one(w, BENCH_ALL_TO_ALL, BENCH_MODE_AUTO, PLD_FP32, (int64_t)p * 64, 0);
+        pld_world_finalize(w);
+    }
+    unsetenv("PLD_TUNE_FILE");
 }
 
 /* The mesh allreduce's rounds follow the UB size (PLD_UB_BYTES): a smaller

@@ -46,6 +46,10 @@ expect 2 bench allgather --dtype fp8
 expect 2 bench allgather --op sum
 expect 2 bench allgather --mode ring
 expect 2 bench allreduce --mode inplace
+expect 2 bench allgather --mode bruck
+expect 2 bench all_to_all --mode doubling
+grep -qF "(modes: auto|push|bruck)" "$err" || { echo "FAIL: all_to_all's modes not named"; fail=1; }
+expect 2 bench all_to_all_v --mode bruck
 expect 2 bench allreduce --op avg
 expect 2 bench allreduce --dtype int8
 expect 2 bench reduce_scatter --op max
@@ -67,6 +71,7 @@ expect 2 bench allgather -p a5
 expect 2 cost
 expect 2 cost allgather
 expect 2 cost allgather -s 1M --mode mesh
+expect 2 cost allreduce -s 1M --mode bruck
 expect 2 cost allgather -s lots
 expect 2 cost allgather all_to_all -s 1M
 expect 2 cost broadcast -d 0-3 -s 1K --root 4

@@ -173,7 +173,12 @@ int cli_shared_option(cli *k, const char *arg, cli_shared *o)
         if (!(v = cli_value(k, "--mode")))
             return -1;
         if (bench_mode_parse(v, &o->mode))
-            return cli_usage_error(k, "--mode %s: not a mode (push inplace pull mesh ring)", v), -1;
+            return cli_usage_error(
+                       k,
+                       "--mode %s: not a mode (push inplace doubling pull binomial auto mesh ring "
+                       "rs_ag rabenseifner bruck)",
+                       v),
+                   -1;
     } else if (cli_is(k, arg, "-r", "--root")) {
         if (!(v = cli_value(k, "--root")))
             return -1;

@@ -17,6 +17,7 @@ static const char *const mode_names[BENCH_NMODE] = {
     [BENCH_MODE_BINOMIAL] = "binomial",
     [BENCH_MODE_DOUBLING] = "doubling",
     [BENCH_MODE_RABENSEIFNER] = "rabenseifner",
+    [BENCH_MODE_BRUCK] = "bruck",
 };
 
 const char *bench_mode_name(bench_mode m)
@@ -42,7 +43,11 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
                : m == BENCH_MODE_INPLACE                       ? BENCH_MODE_INPLACE
                : m == BENCH_MODE_DOUBLING                      ? BENCH_MODE_DOUBLING
                                                                : BENCH_NMODE;
-    case BENCH_ALL_TO_ALL:
+    case BENCH_ALL_TO_ALL: /* the default is pld_all_to_all's: auto */
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_AUTO ? BENCH_MODE_AUTO
+               : m == BENCH_MODE_PUSH                          ? BENCH_MODE_PUSH
+               : m == BENCH_MODE_BRUCK                         ? BENCH_MODE_BRUCK
+                                                               : BENCH_NMODE;
     case BENCH_ALL_TO_ALL_V:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH : BENCH_NMODE;
     case BENCH_BROADCAST:
@@ -71,6 +76,7 @@ const char *bench_mode_choices(bench_coll c)
     case BENCH_ALLGATHER:
         return "push|inplace|doubling";
     case BENCH_ALL_TO_ALL:
+        return "auto|push|bruck";
     case BENCH_ALL_TO_ALL_V:
         return "push";
     case BENCH_BROADCAST:
@@ -114,11 +120,31 @@ int bench_rab_depth(int p)
     return 2 * d;
 }
 
+int bench_bruck_steps(int p)
+{
+    return bench_binomial_depth(p);
+}
+
+int64_t bench_bruck_step_chunks(int p, int k)
+{
+    int64_t h = (int64_t)1 << k, period = 2 * h;
+    int64_t full = (p / period) * h, rest = p % period - h;
+    return full + (rest > 0 ? rest : 0);
+}
+
+bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes)
+{
+    return pld_tune_all_to_all_auto(tune, p, chunk_bytes, NULL) == PLD_A2A_BRUCK ? BENCH_MODE_BRUCK
+                                                                                 : BENCH_MODE_PUSH;
+}
+
 int bench_chain(bench_coll c, bench_mode mode, int p, int one_round)
 {
     if ((c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL && !one_round) ||
         (c == BENCH_ALLGATHER && mode == BENCH_MODE_DOUBLING))
         return bench_binomial_depth(p);
+    if (c == BENCH_ALL_TO_ALL && mode == BENCH_MODE_BRUCK) /* a ready and a data flag per step */
+        return 2 * bench_bruck_steps(p);
     if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RABENSEIFNER && p > 1)
         return bench_rab_depth(p) + ((p & (p - 1)) ? 2 : 0);
     return 0;
@@ -168,7 +194,9 @@ int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, siz
     case BENCH_ALLGATHER: /* recursive doubling never takes the one-round path */
         *per_peer = row;
         return mode != BENCH_MODE_DOUBLING;
-    case BENCH_ALL_TO_ALL:
+    case BENCH_ALL_TO_ALL: /* the forced algorithms never take the one-round path */
+        *per_peer = row;
+        return mode == BENCH_MODE_AUTO;
     case BENCH_REDUCE_SCATTER:
         *per_peer = row;
         return 1;
@@ -234,6 +262,20 @@ static void card_one_round(bench_coll c, bench_mode mode, int p, int rank, int r
     k->rounds = 1;
 }
 
+/* Bruck's all-to-all (src/coll/all_to_all_bruck.c): B =
+ * pld_tune_bruck_chunks(P) chunks put to the step partners, the same B got
+ * back from its own landing rows to unpack them, and the P rows put in
+ * order into its own target; no round: the steps' flags (bench_card_sync)
+ * are its synchronisation, whatever the group's form. */
+static void card_bruck(int p, uint64_t row, bench_card *k)
+{
+    uint64_t b = (uint64_t)pld_tune_bruck_chunks(p);
+    k->to_peers = b * row;
+    k->self = (b + (uint64_t)p) * row;
+    k->rounds = 0;
+    k->bruck = 1;
+}
+
 /* The credit rounds (the builtins' C files). */
 static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root,
                         const bench_shape *sh, size_t elt, size_t ub_bytes, const pld_tune *tune,
@@ -254,7 +296,13 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.self = mode == BENCH_MODE_INPLACE ? 0 : row;
         k.rounds = 1;
         break;
-    case BENCH_ALL_TO_ALL:
+    case BENCH_ALL_TO_ALL: /* auto above the one-round size: the cost model's pick */
+        if (mode == BENCH_MODE_BRUCK ||
+            (mode == BENCH_MODE_AUTO &&
+             bench_all_to_all_pick(tune, p, (size_t)row) == BENCH_MODE_BRUCK)) {
+            card_bruck(p, row, &k);
+            break;
+        }
         k.to_peers = (P - 1) * row;
         k.self = row;
         k.rounds = 1;
@@ -345,6 +393,8 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
     k.waits = (uint64_t)k.rounds * (P - 1);
     if (k.owners) /* an owner hears every rank twice and every owner once */
         k.waits = rank < k.owners ? 2 * (P - 1) + (uint64_t)(k.owners - 1) : (uint64_t)k.owners;
+    if (k.bruck) /* its flags are its only waits: two per step, whatever the form */
+        k.waits = 2 * (uint64_t)bench_bruck_steps(p);
     if (p == 1)
         k.rounds = 0, k.waits = 0;
     *out = k;
@@ -386,6 +436,8 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
         k->waits = k->notifies = P - 1;
     } else if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING) {
         k->waits = k->notifies = BENCH_CARD_UNCOUNTED;
+    } else if (k->bruck) { /* a ready and a data flag per step; none on the user's signal */
+        k->waits = k->notifies = 2 * (uint64_t)bench_bruck_steps(p);
     } else if (k->owners) { /* rs_ag's owner rounds: the form does not take part */
         uint64_t m = (uint64_t)k->owners;
         k->notifies = rank < k->owners ? 2 * (m - 1) + 2 * (P - 1) : 3 * m;
@@ -485,7 +537,16 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                      "ceil(log2 P) flags, then 1 round"
                    : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL:
-        return "(P-1)/P*N to peers, N/P self; 1 round";
+        return mode == BENCH_MODE_BRUCK
+                   ? "bruck: B chunks of N/P to peers in ceil(log2 P) puts (B = the indices "
+                     "below P with bit k set, summed over the steps k: (P/2) log2 P for a "
+                     "power of two), B + P chunks self (unpacking, then the rows in order); "
+                     "no round: a chain of 2 ceil(log2 P) flags"
+               : mode == BENCH_MODE_AUTO
+                   ? "auto: whichever of the push ((P-1)/P*N to peers, N/P self; 1 round) and "
+                     "bruck (B chunks of N/P to peers, B + P self, B about (P/2) log2 P; a "
+                     "chain of 2 ceil(log2 P) flags) the cost model predicts fastest"
+                   : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL_V:
         return "(P-1)*M*S*elt to peers (full M-row blocks whatever the counts), M*S*elt self; "
                "1 round";

@@ -13,17 +13,19 @@
 #include "sweep.h"
 
 typedef enum bench_mode {
-    BENCH_MODE_DEFAULT, /* the collective's own default */
-    BENCH_MODE_PUSH,    /* allgather, all_to_all, all_to_all_v */
-    BENCH_MODE_INPLACE, /* allgather with this rank's row already in place */
-    BENCH_MODE_PULL,    /* broadcast, reduce_scatter */
-    BENCH_MODE_MESH,    /* allreduce */
-    BENCH_MODE_RING,    /* allreduce */
-    BENCH_MODE_AUTO,    /* allreduce: one round when small, else the cost model's pick (PLD_AUTO) */
-    BENCH_MODE_RS_AG,   /* allreduce: reduce-scatter then allgather, as a mesh */
-    BENCH_MODE_BINOMIAL,     /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
-    BENCH_MODE_DOUBLING,     /* allgather: recursive doubling (PLD_AG_DOUBLING) */
+    BENCH_MODE_DEFAULT,  /* the collective's own default */
+    BENCH_MODE_PUSH,     /* allgather, all_to_all (PLD_A2A_PUSH), all_to_all_v */
+    BENCH_MODE_INPLACE,  /* allgather with this rank's row already in place */
+    BENCH_MODE_PULL,     /* broadcast, reduce_scatter */
+    BENCH_MODE_MESH,     /* allreduce */
+    BENCH_MODE_RING,     /* allreduce */
+    BENCH_MODE_AUTO,     /* allreduce (PLD_AUTO), all_to_all (PLD_A2A_AUTO): one round when small,
+                            else the cost model's pick */
+    BENCH_MODE_RS_AG,    /* allreduce: reduce-scatter then allgather, as a mesh */
+    BENCH_MODE_BINOMIAL, /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
+    BENCH_MODE_DOUBLING, /* allgather: recursive doubling (PLD_AG_DOUBLING) */
     BENCH_MODE_RABENSEIFNER, /* allreduce: recursive halving, then doubling (PLD_RABENSEIFNER) */
+    BENCH_MODE_BRUCK,        /* all_to_all: Bruck's algorithm (PLD_A2A_BRUCK) */
     BENCH_NMODE
 } bench_mode;
 
@@ -54,6 +56,8 @@ typedef struct bench_card {
     int owners;          /* rs_ag's owner rounds: its m owners (0: not those rounds) */
     int rab;             /* 1: Rabenseifner's allreduce (forced or auto's pick), whose
                             steps bench_card_sync counts */
+    int bruck;           /* 1: Bruck's all-to-all (forced or auto's pick): no round, a
+                            ready and a data flag per step */
 } bench_card;
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX
@@ -63,6 +67,8 @@ typedef struct bench_card {
  * x the form's per-round counts, plus its epilogue; the one-round path's
  * P-1 flags; the binomial broadcast's flags to its children and from its
  * parent; the doubling allgather's flag per step, sent and waited for;
+ * Bruck's all-to-all's ready and data flag per step, sent and waited for,
+ * whatever the form (no round, no epilogue: bench_bruck_steps);
  * the Rabenseifner allreduce's flag per step, its fold's and its unfold's
  * (bench_rab_steps); rs_ag's owner rounds, whatever the form (an owner
  * 2(m-1) + 2(P-1) notifies and 2(P-1) + m-1 waits, a non-owner 3m and m);
@@ -102,11 +108,23 @@ typedef struct bench_rab_step {
 int bench_rab_steps(int p, int rank, int64_t count, bench_rab_step *steps);
 /* Halving and doubling steps of a stepping rank: 2 log2 Q. */
 int bench_rab_depth(int p);
+/* The steps of Bruck's all-to-all (src/coll/all_to_all_bruck.c),
+ * ceil(log2 p), and the chunks step k sends from every rank to rank +
+ * 2^k: the indices in [0, p) with bit k set. Their sum over the steps is
+ * pld_tune_bruck_chunks(p). */
+int bench_bruck_steps(int p);
+int64_t bench_bruck_step_chunks(int p, int k);
+/* The all-to-all algorithm PLD_A2A_AUTO takes above the one-round size
+ * for chunks of chunk_bytes on p ranks (pld_tune_all_to_all_auto, the
+ * library's own choice): BENCH_MODE_PUSH or BENCH_MODE_BRUCK. */
+bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes);
 /* The chain of one-partner waits an algorithm adds to its rounds: the
  * binomial broadcast's levels (not on the one-round path) and the doubling
  * allgather's steps, ceil(log2 p); the Rabenseifner allreduce's 2 log2 Q
- * steps, and its fold and unfold where p is not a power of two; 0 for
- * every other algorithm. */
+ * steps, and its fold and unfold where p is not a power of two; Bruck's
+ * all-to-all's 2 ceil(log2 p) flags (a ready and a data flag per step,
+ * each a link, as pld_tune_all_to_all_auto counts them); 0 for every
+ * other algorithm. */
 int bench_chain(bench_coll c, bench_mode mode, int p, int one_round);
 
 /* 1 when the call has a one-round form: its payload per peer in
@@ -124,7 +142,8 @@ int bench_card_one_round(bench_coll c, bench_mode mode, int p, const bench_shape
 /* The card of one call on `rank` (mode already resolved; root for
  * broadcast; ub_bytes = the profile's UB per core, which sets the chunk
  * count of the mesh allreduce; ll_bytes as for bench_card_one_round; tune:
- * the world's cost model, whose choice allreduce auto follows). */
+ * the world's cost model, whose choice allreduce and all_to_all auto
+ * follow). */
 void bench_card_make(bench_coll c, bench_mode mode, int p, int rank, int root,
                      const bench_shape *sh, size_t elt, size_t ub_bytes, size_t ll_bytes,
                      const pld_tune *tune, bench_card *out);

@@ -37,7 +37,7 @@ static int usage(FILE *out)
             "      --dtype T       fp32 (default) ...\n"
             "      --mode M        allgather push|inplace|doubling, allreduce\n"
             "                      auto|mesh|ring|rs_ag|rabenseifner,\n"
-            "                      broadcast pull|binomial\n"
+            "                      broadcast pull|binomial, all_to_all auto|push|bruck\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
             "  -r, --root R        broadcast root (default 0)\n"
             "      --measure       also run it once (checked) and compare the byte counters\n"
@@ -159,10 +159,11 @@ static int card_eq(const bench_card *a, const bench_card *b)
 }
 
 /* One algorithm's (or path's) line of --predict: its busiest rank's card,
- * its chain of steps and the predicted time. */
+ * its chain of steps and the predicted time: the cards' (given_us < 0), or
+ * given_us, the library's own prediction where it has one. */
 static void predict_line(const char *name, int taken, bench_coll c, bench_mode mode, int p,
                          int root, const bench_shape *sh, size_t esz, size_t ub, int one_round,
-                         const pld_tune *t, bench_card *cards)
+                         const pld_tune *t, bench_card *cards, double given_us)
 {
     uint64_t moved = 0, reduced = 0;
     int rounds = 0;
@@ -174,9 +175,33 @@ static void predict_line(const char *name, int taken, bench_coll c, bench_mode m
         rounds = cards[r].rounds > rounds ? cards[r].rounds : rounds;
     }
     int chain = bench_chain(c, mode, p, one_round);
+    double us = given_us >= 0 ? given_us : bench_card_predict_us(t, p, sh, cards, chain);
     printf(" %-22s %6d %6d %14llu %14llu %14.2f%s\n", name, rounds, chain,
-           (unsigned long long)moved, (unsigned long long)reduced,
-           bench_card_predict_us(t, p, sh, cards, chain), taken ? "   <- this call" : "");
+           (unsigned long long)moved, (unsigned long long)reduced, us,
+           taken ? "   <- this call" : "");
+}
+
+/* --predict for all_to_all: the one-round path, then the push and Bruck's
+ * algorithm at the times pld_tune_all_to_all_auto predicts (its transfers
+ * included, which the cards do not count), so that the pick marked here is
+ * the one the library makes. */
+static void predict_all_to_all(bench_mode mode, int p, const bench_shape *sh, size_t esz, size_t ub,
+                               int one, int has_ll, const pld_tune *t, bench_card *cards)
+{
+    double us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
+    size_t chunk = (size_t)sh->cols * esz;
+    int bruck = pld_tune_all_to_all_auto(t, p, chunk, us) == PLD_A2A_BRUCK;
+    int autom = mode == BENCH_MODE_AUTO, picked = autom && !one;
+    bench_coll c = BENCH_ALL_TO_ALL;
+    if (has_ll)
+        predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, 0, sh, esz, ub, 1, t,
+                     cards, -1);
+    predict_line(picked && !bruck ? "push (auto's pick)" : "push",
+                 mode == BENCH_MODE_PUSH || (picked && !bruck), c, BENCH_MODE_PUSH, p, 0, sh, esz,
+                 ub, 0, t, cards, us[0]);
+    predict_line(picked && bruck ? "bruck (auto's pick)" : "bruck",
+                 mode == BENCH_MODE_BRUCK || (picked && bruck), c, BENCH_MODE_BRUCK, p, 0, sh, esz,
+                 ub, 0, t, cards, us[1]);
 }
 
 /* --predict: every algorithm of the collective, and its one-round path
@@ -191,30 +216,34 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
            t->measured ? "measured" : "built-in", t->cpus, t->round_us, t->handover_us);
     printf("#%-22s %6s %6s %14s %14s %14s\n", "algorithm", "rounds", "chain", "bytes", "reduced",
            "predicted us");
+    if (c == BENCH_ALL_TO_ALL) {
+        predict_all_to_all(mode, p, sh, esz, ub, one, has_ll, t, cards);
+        return;
+    }
     if (c != BENCH_ALLREDUCE) {
         if (has_ll && c != BENCH_ALL_TO_ALL_V)
-            predict_line("one round", one, c, mode, p, root, sh, esz, ub, 1, t, cards);
-        predict_line("credit rounds", !one, c, mode, p, root, sh, esz, ub, 0, t, cards);
+            predict_line("one round", one, c, mode, p, root, sh, esz, ub, 1, t, cards, -1);
+        predict_line("credit rounds", !one, c, mode, p, root, sh, esz, ub, 0, t, cards, -1);
         return;
     }
     pld_allreduce_mode pick = pld_tune_allreduce_auto(t, p, (size_t)sh->bytes, esz, ub, NULL);
     int autom = mode == BENCH_MODE_AUTO;
     if (has_ll)
         predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, root, sh, esz, ub, 1,
-                     t, cards);
+                     t, cards, -1);
     predict_line(autom && !one && pick == PLD_MESH ? "mesh (auto's pick)" : "mesh",
                  mode == BENCH_MODE_MESH || (autom && !one && pick == PLD_MESH), c, BENCH_MODE_MESH,
-                 p, root, sh, esz, ub, 0, t, cards);
+                 p, root, sh, esz, ub, 0, t, cards, -1);
     predict_line("ring", mode == BENCH_MODE_RING, c, BENCH_MODE_RING, p, root, sh, esz, ub, 0, t,
-                 cards);
+                 cards, -1);
     predict_line(autom && !one && pick == PLD_RS_AG ? "rs_ag (auto's pick)" : "rs_ag",
                  mode == BENCH_MODE_RS_AG || (autom && !one && pick == PLD_RS_AG), c,
-                 BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards);
+                 BENCH_MODE_RS_AG, p, root, sh, esz, ub, 0, t, cards, -1);
     /* one round and the chain of its steps (bench_chain) */
     predict_line(autom && !one && pick == PLD_RABENSEIFNER ? "rabenseifner (auto's pick)"
                                                            : "rabenseifner",
                  mode == BENCH_MODE_RABENSEIFNER || (autom && !one && pick == PLD_RABENSEIFNER), c,
-                 BENCH_MODE_RABENSEIFNER, p, root, sh, esz, ub, 0, t, cards);
+                 BENCH_MODE_RABENSEIFNER, p, root, sh, esz, ub, 0, t, cards, -1);
 }
 
 /* ---- --predict --params FILE: the projection, without a world ----------- */
@@ -255,8 +284,9 @@ static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
         return 5;
     case BENCH_ALL_TO_ALL:
         a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
-        a[1] = (proj_alg){"one_round", BENCH_MODE_PUSH, 1};
-        return 2;
+        a[1] = (proj_alg){"bruck", BENCH_MODE_BRUCK, 0};
+        a[2] = (proj_alg){"one_round", BENCH_MODE_AUTO, 1};
+        return 3;
     default: /* all_to_all_v: no one-round path */
         a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
         return 1;
@@ -307,7 +337,10 @@ static int proj_rows(const proj_params *pp, bench_coll c, int p, int root, const
         for (int f = 0; f < (own ? 1 : 3); f++) {
             proj_row *row = &rows[n++];
             row->alg = a->name;
-            row->form = !own ? pld_sync_form_name(forms[f]) : a->one_round ? "flags" : "neighbour";
+            row->form = !own           ? pld_sync_form_name(forms[f])
+                        : a->one_round ? "flags"
+                        : c == BENCH_ALL_TO_ALL && a->mode == BENCH_MODE_BRUCK ? "steps"
+                                                                               : "neighbour";
             proj_predict(pp, c, a, forms[f], p, root, sh, esz, ub, &row->r);
         }
     }
@@ -337,7 +370,8 @@ static void proj_header(const char *path, const proj_params *pp, bench_coll c, i
     printf("# predicted_us = (rounds x hops + chain) x alpha + f x (messages x overhead + "
            "intra_B x beta_within + inter_B x beta_between), messages and bytes of the busiest "
            "rank (bytes it receives, or that peers read from it where more; chain: the binomial "
-           "tree's depth, the doubling allgather's and the Rabenseifner allreduce's steps); "
+           "tree's depth, the doubling allgather's and the Rabenseifner allreduce's steps, Bruck's "
+           "all-to-all's two flags per step); "
            "projections, not measurements\n");
 }
 
@@ -393,6 +427,18 @@ usage:
     return CLI_EXIT_USAGE;
 }
 
+/* all_to_all auto above the one-round size: the algorithm the library
+ * takes (pld_tune_all_to_all_auto with the world's parameters), whose card
+ * the table shows. */
+static void a2a_pick_line(const pld_tune *t, int p, size_t chunk)
+{
+    double us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
+    int bruck = pld_tune_all_to_all_auto(t, p, chunk, us) == PLD_A2A_BRUCK;
+    printf("# auto's pick: %s (predicted %.2f us; push %.2f us, bruck %.2f us; %zu B chunks): "
+           "the card below is its\n",
+           bruck ? "bruck" : "push", us[bruck], us[0], us[1], chunk);
+}
+
 int cost_main(int argc, char **argv)
 {
     cost_opts o;
@@ -433,14 +479,16 @@ int cost_main(int argc, char **argv)
                "sized for P=%d)\n",
                one ? "one round" : "credit rounds", (unsigned long long)per_peer, ll, p);
     printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
+    pld_tune tune;
+    pld_world_tune(w, &tune);
+    if (o.coll == BENCH_ALL_TO_ALL && mode == BENCH_MODE_AUTO && !one)
+        a2a_pick_line(&tune, p, (size_t)sh.cols * esz);
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
     if (!cards) {
         pld_world_finalize(w);
         return 1;
     }
-    pld_tune tune;
-    pld_world_tune(w, &tune);
     pld_sync_info si;
     for (int r = 0; r < p; r++) {
         bench_card_make(o.coll, mode, p, r, (int)o.sh.root, &sh, esz, lim.ub_bytes, ll, &tune,

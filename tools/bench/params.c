@@ -305,7 +305,8 @@ int proj_fanout(const proj_params *pp, int p)
 
 int proj_alg_own_sync(bench_coll c, const proj_alg *a)
 {
-    return a->one_round || (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RING);
+    return a->one_round || (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RING) ||
+           (c == BENCH_ALL_TO_ALL && a->mode == BENCH_MODE_BRUCK);
 }
 
 /* Notifies of one ring allreduce on a rank (src/coll/allreduce_ring.c):
@@ -356,7 +357,9 @@ static uint64_t peer_transfers(bench_coll c, const proj_alg *a, int p, int rank,
             return (uint64_t)rank < m ? peers + m - 1 : m;
         }
         return (uint64_t)(k->rounds - 1) * peers; /* mesh: every peer in each chunk's round */
-    default: /* allgather, reduce_scatter, all_to_all(_v): each peer once */
+    case BENCH_ALL_TO_ALL: /* Bruck: one packed put per step; the unpacking reads my own rows */
+        return a->mode == BENCH_MODE_BRUCK ? (uint64_t)bench_bruck_steps(p) : peers;
+    default: /* allgather, reduce_scatter, all_to_all_v: each peer once */
         return peers;
     }
 }
@@ -389,6 +392,13 @@ static uint64_t inter_bytes(const proj_params *pp, bench_coll c, const proj_alg 
             if (!same_node(pp, rank, (int)((rank - h + p) % p)))
                 rows += (uint64_t)(h < p - h ? h : p - h);
         return peer_bytes / (uint64_t)(p - 1) * rows;
+    }
+    if (c == BENCH_ALL_TO_ALL && a->mode == BENCH_MODE_BRUCK) { /* step k: to rank + 2^k */
+        uint64_t chunks = 0;
+        for (int k = 0; k < bench_bruck_steps(p); k++)
+            if (!same_node(pp, rank, (int)((rank + ((int64_t)1 << k)) % p)))
+                chunks += (uint64_t)bench_bruck_step_chunks(p, k);
+        return chunks * (uint64_t)sh->cols * elt;
     }
     if (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RABENSEIFNER) { /* the steps' partners */
         bench_rab_step st[BENCH_RAB_MAX_STEPS];
@@ -484,7 +494,8 @@ void proj_predict(const proj_params *pp, bench_coll c, const proj_alg *a, pld_sy
     int level = nodes_of(pp, p) > 1 ? PROJ_INTER : PROJ_INTRA;
     /* the binomial broadcast's flags pass down the tree one level at a time,
      * the doubling allgather's from step to step, the Rabenseifner
-     * allreduce's through the fold, its 2 log2 Q steps and the unfold */
+     * allreduce's through the fold, its 2 log2 Q steps and the unfold,
+     * Bruck's all-to-all's ready and data flags from step to step */
     busiest.chain = bench_chain(c, a->mode, p, a->one_round);
     busiest.us = (busiest.rounds * busiest.hops + busiest.chain) * pp->alpha_us[level] + f * worst;
     *out = busiest;

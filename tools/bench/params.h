@@ -31,7 +31,8 @@
  *   rounds, hops   the card's rounds; hops of the form per round
  *                  (pld_sync_plan: 1 full, ceil(log2 P) dissemination,
  *                  2 x depth tree); 1 for the one-round path and for each
- *                  step of the ring, which keep their own flags
+ *                  step of the ring, which keep their own flags; Bruck's
+ *                  all-to-all has no round, only its chain of steps
  *   level          between nodes as soon as the group spans two nodes:
  *                  with ranks numbered node by node, every round of the
  *                  full and dissemination forms, of the ring and of the
@@ -43,11 +44,15 @@
  *                  overestimates (simple: one alpha per projection)
  *   messages       the rank's notifies (rounds x the form's notifies per
  *                  round + its epilogue, as the cost card counts them)
- *                  plus one per put or get to a peer
+ *                  plus one per put or get to a peer (Bruck's all-to-all:
+ *                  one packed put per step, 2 flags per step, against the
+ *                  push's P-1 puts and its round's notifies)
  *   intra, inter   the card's bytes to and from peers, split by where the
  *                  peers are (the share of its peers on other nodes for
  *                  the all-to-all patterns; the root's node for the
- *                  broadcast's pull; the left neighbour's for the ring),
+ *                  broadcast's pull; the left neighbour's for the ring;
+ *                  for Bruck's all-to-all the chunks of each step whose
+ *                  partner rank + 2^k is on another node),
  *                  plus its self copies as within-node bytes
  *   f              max(1, ranks_per_node / cpus_per_node): ranks sharing
  *                  a CPU take turns (the f(P) of pld/tune.h)
@@ -106,15 +111,16 @@ typedef struct proj_alg {
 } proj_alg;
 
 /* 1 when the algorithm keeps its own synchronisation (the one-round
- * path's flags, the ring's neighbour credits): the form does not change
- * it, and it is projected once. */
+ * path's flags, the ring's neighbour credits, Bruck's step flags): the
+ * form does not change it, and it is projected once. */
 int proj_alg_own_sync(bench_coll c, const proj_alg *a);
 
 typedef struct proj_result {
     int rounds, hops;
     int chain;         /* hops beyond the rounds': the binomial tree's depth, the doubling
                           allgather's steps, the Rabenseifner allreduce's steps (and its fold
-                          and unfold when P is not a power of two) */
+                          and unfold when P is not a power of two), Bruck's all-to-all's two
+                          flags per step */
     uint64_t messages; /* busiest rank */
     uint64_t bytes[PROJ_NLEVELS]; /* busiest rank, within node and between nodes: what it
                                    * receives, or what peers read from it where more */

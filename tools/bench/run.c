@@ -112,7 +112,12 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
                                                                     : PLD_MESH);
         break;
     case BENCH_ALL_TO_ALL:
-        pld_all_to_all(c, b->in, g->data, g->sig);
+        if (a->spec.mode == BENCH_MODE_PUSH)
+            pld_all_to_all_with(c, b->in, g->data, g->sig, PLD_A2A_PUSH);
+        else if (a->spec.mode == BENCH_MODE_BRUCK)
+            pld_all_to_all_with(c, b->in, g->data, g->sig, PLD_A2A_BRUCK);
+        else
+            pld_all_to_all(c, b->in, g->data, g->sig);
         break;
     case BENCH_ALL_TO_ALL_V:
         pld_all_to_all_v(c, b->in, g->data, g->sig, b->counts, g->rcounts);
