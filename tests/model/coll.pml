@@ -90,13 +90,13 @@ byte mo[P * P];             /* combine out: the rows back from expert rank d */
  * Every rank has 2 x P flag cells: cell (q, src) is written by rank src
  * only, with Set, and holds the epoch of src's last call of parity q that
  * wrote it. The one-round path (ll.pml), the binomial broadcast, the
- * doubling allgather and the Rabenseifner allreduce use them, and all take
- * their epochs from one count per rank (the locals ep and pq of pld.pml;
- * the Rabenseifner allreduce takes two). pld clears every flag on the host
- * before the next launch; here each rank clears its own at kernel end
- * instead, and the end of init asserts that they are still zero: every Set
- * of the launch landed before its owner finished, so one clear between
- * launches is enough. */
+ * doubling allgather, the Rabenseifner allreduce and Bruck's all_to_all use
+ * them, and all take their epochs from one count per rank (the locals ep
+ * and pq of pld.pml; the last two take two each). pld clears every flag
+ * on the host before the next launch; here each rank clears its own at
+ * kernel end instead, and the end of init asserts that they are still
+ * zero: every Set of the launch landed before its owner finished, so one
+ * clear between launches is enough. */
 #ifdef USE_FLAGS
 byte flag[P * 2 * P];
 #define FLAG(r, par, s) flag[((r) * 2 + (par)) * P + (s)]
@@ -116,8 +116,8 @@ inline ll_kernel_end()
 
 /* ---- the ordering guarantee G ----------------------------------------------
  * In the sequences with one-round calls (ll.pml), binomial broadcasts,
- * doubling allgathers or Rabenseifner allreduces, every call asserts at its
- * entry that every rank has entered the call before it: the rounds of the
+ * doubling allgathers, Rabenseifner allreduces or Bruck all_to_alls, every
+ * call asserts at its entry that every rank has entered the call before it: the rounds of the
  * two paths must keep that together, the credit builtins that push before
  * their barrier rely on it, and so do the flags' epochs. ent[r] is the last
  * call rank r entered. -DNOG leaves the assertion out, to see what a broken
@@ -535,6 +535,190 @@ inline do_a2a(k)
         assert(A2A(me, i) == V(k, 1))
     }
 }
+
+#ifdef USE_BRUCK
+/* ---- all_to_all by Bruck's algorithm (all_to_all_bruck.c) ------------------
+ * Rank r keeps its chunks in a private work array indexed from itself:
+ * entry i starts as the chunk r made for rank r+i. Step g (h = 2^g, g = 0
+ * .. BSTEPS-1, BSTEPS = ceil(log2 P)) moves every entry whose index has
+ * bit g set from rank r to rank r+h, into the same index: before step g,
+ * entry i of rank r holds the chunk origin o = r - (i mod h) made for rank
+ * o + i. A step's chunks travel packed, in index order, into a landing
+ * area of the receiver's target window: its last BN(g) rows when g is
+ * even, its first BN(g) rows when g is odd (BN(g) = how many indices
+ * below P have bit g set, at most P/2: the two areas never overlap).
+ * The call takes two epochs (pld__ll_count_line twice): e1 = ep-1, in the
+ * flag cells of parity (ep-1) mod 2 (ready flags), and e2 = ep, in the
+ * others (data flags). A rank:
+ *   ready   Sets e1 into its cell of rank r-2^g's flags, for g = 0 and 1 at
+ *           entry, and for g+2 after unpacking step g: its landing area of
+ *           step g is free;
+ *   then for each step g, to = r+h and from = r-h:
+ *   wait    its cell (e1's parity, to) >= e1: to's landing area is free;
+ *   put     the packed entries into to's landing rows (one write step over
+ *           the whole area), then Sets e2 into its cell of to's flags (data
+ *           before flag);
+ *   wait    its cell (e2's parity, from) >= e2;
+ *   get     its landing rows back (one read step asserting every chunk:
+ *           a stale row, or one a peer overwrote, fails it; at g = 0 the
+ *           same step compares the left neighbour's fingerprint, which the
+ *           library does right after the wait);
+ *   final   puts every chunk, in row order, into its own target (row s is
+ *           the chunk rank s made for it).
+ * No round on the signal. Every wait also asserts that the cell holds
+ * exactly the epoch waited for. The work array is not modelled: it is
+ * the rank's own memory, and every chunk that enters it is asserted on its
+ * way in, so what it holds is what the assertions said.
+ * A chunk is BCH(k, o, d): call k, made by rank o for rank d. Its values
+ * lie above those of V (< 128), so the target window of the all_to_all can
+ * be shared with the push and one-round forms and nothing of one call reads
+ * as another's (k * P * P <= 128: up to 5 calls at P = 5, 8 at P = 4).
+ * Planted bugs (src/coll/mutant.h): bruck_no_ready (step 0 puts without
+ * waiting for the partner's ready) and bruck_flag_first (each step's data
+ * flag Set before its put).
+ * Locals: g = the step, q = the partner, i = an index, j = a landing row. */
+#if P <= 2
+#define BSTEPS 1
+#elif P <= 4
+#define BSTEPS 2
+#elif P <= 8
+#define BSTEPS 3
+#else
+#define BSTEPS 4
+#endif
+#define BCH(k, o, d) (128 + (((k) - 1) * P + (o)) * P + (d))
+#define BH(g) (1 << (g))
+#define BN(g) ((P / (2 * BH(g))) * BH(g) + \
+               (P % (2 * BH(g)) > BH(g) -> P % (2 * BH(g)) - BH(g) : 0))
+#define BLAND(g) ((g) % 2 == 1 -> 0 : P - BN(g))
+/* before step g, entry i of rank r: its origin, and the rank it is for */
+#define BORIG(r, i, g) (((r) + P - ((i) % BH(g))) % P)
+#define BDEST(r, i, g) ((BORIG(r, i, g) + (i)) % P)
+
+/* Set e1 into my cell of rank me - 2^s's flags: my landing area of step s
+ * is free */
+inline bruck_ready(s)
+{
+    FLAG((me + P - BH(s) % P) % P, (ep - 1) % 2, me) = ep - 1
+}
+
+/* step g: put my entries with bit g set into the landing rows of q = me+h */
+inline bruck_put(k)
+{
+    d_step {
+        j = BLAND(g);
+        for (i : 1 .. P - 1) {
+            if
+            :: (i >> g) & 1 ->
+                A2A(q, j) = BCH(k, BORIG(me, i, g), BDEST(me, i, g));
+                j++
+            :: else -> skip
+            fi
+        };
+        i = 0;
+        j = 0
+    }
+}
+
+/* step g: get my landing rows, put there by me-h: entry i holds what
+ * entry i of me-h held before step g */
+inline bruck_get(k)
+{
+    d_step {
+        if
+        :: g == 0 -> AGR_CHECK(q, k) /* the left neighbour has published */
+        :: else -> skip
+        fi;
+        j = BLAND(g);
+        for (i : 1 .. P - 1) {
+            if
+            :: (i >> g) & 1 ->
+                assert(A2A(me, j) == BCH(k, BORIG((me + P - BH(g) % P) % P, i, g),
+                                         BDEST((me + P - BH(g) % P) % P, i, g)));
+                j++
+            :: else -> skip
+            fi
+        };
+        i = 0;
+        j = 0
+    }
+}
+
+inline bruck(k)
+{
+    agree_publish(k);
+    d_step {                      /* take two epochs, e1 = ep-1 and e2 = ep */
+        ep = ep + 2;
+        g = 0
+    };
+    bruck_ready(0);               /* both landing areas are free */
+    if
+    :: BSTEPS > 1 -> bruck_ready(1)
+    :: else -> skip
+    fi;
+    do
+    :: g < BSTEPS ->
+        q = (me + BH(g)) % P;
+#ifdef bruck_no_ready
+        if
+        :: g == 0 -> skip         /* mutant: step 0 puts without the ready */
+        :: else ->
+#endif
+        atomic {                  /* wait my cell (e1's parity, to) >= e1: it is e1 */
+            (FLAG(me, (ep - 1) % 2, q) >= ep - 1);
+            assert(FLAG(me, (ep - 1) % 2, q) == ep - 1)
+        }
+#ifdef bruck_no_ready
+        fi
+#endif
+        ;
+#ifdef bruck_flag_first
+        FLAG(q, ep % 2, me) = ep; /* mutant: the flag before the put */
+        bruck_put(k);
+#else
+        bruck_put(k);             /* data before flag */
+        FLAG(q, ep % 2, me) = ep;
+#endif
+        q = (me + P - BH(g) % P) % P;
+        atomic {                  /* wait my cell (e2's parity, from) >= e2: it is e2 */
+            (FLAG(me, ep % 2, q) >= ep);
+            assert(FLAG(me, ep % 2, q) == ep)
+        };
+        bruck_get(k);             /* at step 0 after the agreement comparison */
+        if
+        :: g + 2 < BSTEPS -> bruck_ready(g + 2) /* this landing area is free again */
+        :: else -> skip
+        fi;
+        g++
+    :: else -> break
+    od;
+    g = 0;
+    d_step {                      /* final: row s is the chunk rank s made for me */
+        for (i : 0 .. P - 1) {
+            A2A(me, i) = BCH(k, i, me)
+        };
+        i = 0;
+        q = 0
+    }
+}
+
+/* the caller reads the rows */
+inline bruck_read(k)
+{
+    d_step {
+        for (i : 0 .. P - 1) {
+            assert(A2A(me, i) == BCH(k, i, me))
+        };
+        i = 0
+    }
+}
+
+inline do_bruck(k)
+{
+    bruck(k);
+    bruck_read(k)
+}
+#endif
 #endif
 
 #ifdef USE_RS

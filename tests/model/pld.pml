@@ -14,9 +14,11 @@
  * ll.pml) runs in sequences of its own, alone and mixed with credit calls
  * on the signal; so do the binomial-tree broadcast
  * (src/coll/broadcast_binomial.c; coll.pml), the allgather by recursive
- * doubling (src/coll/allgather_doubling.c; coll.pml) and the allreduce by
+ * doubling (src/coll/allgather_doubling.c; coll.pml), the allreduce by
  * recursive halving and doubling (src/coll/allreduce_rabenseifner.c;
- * coll.pml), which wait on the one-round path's flags.
+ * coll.pml) and the all_to_all by Bruck's algorithm
+ * (src/coll/all_to_all_bruck.c; coll.pml), which wait on the one-round
+ * path's flags.
  *
  * Abstraction. Signal cells are ints updated indivisibly (AtomicAdd, Set);
  * a wait is a blocking expression (cell >= g). Data is reduced to versions:
@@ -33,10 +35,11 @@
  *   2. no deadlock -- spin's end-state check: every rank finishes;
  *   3. every signal cell is zero once all ranks finished -- the assertion
  *      at the end of init; so is every flag (one-round calls, binomial
- *      broadcasts, doubling allgathers, Rabenseifner allreduces), which
- *      each rank clears at kernel end;
- *   4. with one-round calls, binomial broadcasts, doubling allgathers or
- *      Rabenseifner allreduces in the sequence: the ordering guarantee --
+ *      broadcasts, doubling allgathers, Rabenseifner allreduces, Bruck
+ *      all_to_alls), which each rank clears at kernel end;
+ *   4. with one-round calls, binomial broadcasts, doubling allgathers,
+ *      Rabenseifner allreduces or Bruck all_to_alls in the sequence: the
+ *      ordering guarantee --
  *      when a rank enters call k, every rank has entered call k-1
  *      (coll.pml).
  *
@@ -52,6 +55,7 @@
  * doubling_no_wait and doubling_no_done, with the model's own
  * doubling_flag_first (coll.pml); and the Rabenseifner allreduce's
  * rab_no_wait, rab_gather_no_wait, rab_no_fold_wait and rab_no_done
+ * (coll.pml); and Bruck's all_to_all's bruck_no_ready and bruck_flag_first
  * (coll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
@@ -73,7 +77,8 @@
 
 #include "seq.pml"
 /* the group's flag lines and the epoch count (coll.pml) */
-#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL) || defined(USE_AG_DOUBLING) || defined(USE_RAB)
+#if defined(USE_LL) || defined(USE_BCAST_BINOMIAL) || defined(USE_AG_DOUBLING) || \
+    defined(USE_RAB) || defined(USE_BRUCK)
 #define USE_FLAGS
 #endif
 #include "signal.pml"

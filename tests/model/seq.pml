@@ -291,6 +291,54 @@
 #define USE_RAB
 #define SEQUENCE do_rab(1); do_ll_allreduce(2); do_rab(3)
 
+#elif defined(SEQ_bruck_bruck)
+/* Bruck all_to_all twice into one target at once: a peer writes a landing
+ * area only after the ready its owner sends on entering the call, so the
+ * second call needs nothing between (epochs 1-2 and 3-4: the second call's
+ * ready and data flags land in the first one's cells) */
+#define USE_A2A
+#define USE_BRUCK
+#define SEQUENCE do_bruck(1); do_bruck(2)
+
+#elif defined(SEQ_a2a_bruck_bc_a2a)
+/* push all_to_all -> Bruck all_to_all -> pull broadcast(root 0) -> push
+ * all_to_all, all four on one target but the broadcast: Bruck's first
+ * puts land in a window whose owner read the push's rows only once it
+ * returned; the push after a call between */
+#define USE_A2A
+#define USE_BRUCK
+#define USE_BCAST
+#define SEQUENCE do_a2a(1); do_bruck(2); do_bcast(3, 0); do_a2a(4)
+
+#elif defined(SEQ_bruck_lla2a_bruck)
+/* Bruck all_to_all -> one-round all_to_all -> Bruck all_to_all on one
+ * target: one epoch count for both paths (epochs 1-2, 3, 4-5), so the
+ * second call's ready flags (epoch 4) land over the first one's data flags
+ * (2), its data flags (5) over the one-round call's and the first ready
+ * flags (3, 1); the one-round copy-out writes the window the first call
+ * delivered */
+#define USE_LL
+#define USE_A2A
+#define USE_BRUCK
+#define SEQUENCE do_bruck(1); do_ll_a2a(2); do_bruck(3)
+
+#elif defined(SEQ_bruck_a2a)
+/* Bruck all_to_all -> push all_to_all into the same target at once. The
+ * push writes the window the first call delivered, so the caller may not
+ * rely on the first call's result (the reuse contract): it is not read,
+ * only the push's is. A rank that left the Bruck call pushes into a peer
+ * that may still be in it */
+#define USE_A2A
+#define USE_BRUCK
+#define SEQUENCE bruck(1); do_a2a(2)
+
+#elif defined(SEQ_bruck_a2a_bruck)
+/* Bruck all_to_all -> push all_to_all -> Bruck all_to_all on one target,
+ * the first call's result unread (see bruck_a2a) */
+#define USE_A2A
+#define USE_BRUCK
+#define SEQUENCE bruck(1); do_a2a(2); do_bruck(3)
+
 #else
 #error "pick a sequence: -DSEQ_<name> (see seq.pml)"
 #endif
