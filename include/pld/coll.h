@@ -170,12 +170,12 @@ typedef enum pld_all_to_all_mode {
                           per rank */
     PLD_A2A_BRUCK = 2 /**< Bruck's algorithm: in step k a rank sends, packed in one
                           put, every chunk whose index (counted from itself) has
-                          bit k set to rank + 2^k, which lands it in the tail of
-                          its target and unpacks it (any P: ceil(log2 P) steps).
-                          About (P/2) log2 P chunks per rank travel instead of
-                          P-1, in ceil(log2 P) puts; for small chunks and many
-                          ranks. Needs 2 x P x S elements of host memory per rank
-                          during the call; the user's signal is only checked */
+                          bit k set to rank + 2^k, which lands it in its target
+                          and unpacks it (any P: ceil(log2 P) steps), then one
+                          credit round. About (P/2) log2 P chunks per rank travel
+                          instead of P-1, in ceil(log2 P) puts; for small chunks
+                          and many ranks. Needs 2 x P x S elements of host memory
+                          per rank during the call */
 } pld_all_to_all_mode;
 /** pld_all_to_all with a chosen algorithm (signal [P,1]). Every rank must
  * pass the same mode (checked, as the other arguments). */

@@ -154,7 +154,7 @@ PLD_API int64_t pld_tune_bruck_chunks(int nranks);
  * PLD_A2A_BRUCK, whichever is predicted faster; a tie keeps the push.
  * The push costs P transfers per rank and one round; Bruck's algorithm
  * ceil(log2 P) puts and as many gets, a chain of steps with one partner
- * each (pld_tune_chain_us) and about (log2 P)/2 times the bytes, copied
+ * each (pld_tune_chain_us), one round, and about (log2 P)/2 times the bytes, copied
  * four times (pack, put, get, unpack). It wins for small chunks in large
  * groups, where the push's P transfers cost more than the chain.
  * predicted_us[0..PLD_TUNE_ALL_TO_ALL_PREDICTIONS-1], when not NULL,

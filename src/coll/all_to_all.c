@@ -77,7 +77,7 @@ void pld_all_to_all_with(pld_ctx *c, pld_tensor input, pld_dtensor target, pld_d
     }
     if (mode == PLD_A2A_BRUCK ||
         (!late && mode == PLD_A2A_AUTO && pld__all_to_all_auto_pick(c, t2) == PLD_A2A_BRUCK)) {
-        pld__all_to_all_bruck(c, api, t2, in2);
+        pld__all_to_all_bruck(c, api, t2, in2, signal);
         pld__coll_leave(c, signal);
         return;
     }

@@ -8,23 +8,32 @@
  * bit k set from rank r to rank r+h, into the same index; after the last
  * step entry i of rank r holds the chunk rank r-i made for r, so row s of
  * the target is entry (r-s) mod P. The target window doubles as the
- * landing area: an incoming step lands in its last n rows (n = how many
- * indices below P have bit k set, the same on every rank).
+ * landing area: an incoming step lands in its last n rows in even steps,
+ * its first n rows in odd ones (n = how many indices below P have bit k
+ * set, the same on every rank, at most P/2: the two areas never overlap).
  *   ready   Set the call's first epoch into my cell of rank r-h's flag
- *           lines: my landing rows are free (step k-1's are unpacked; at
- *           step 0 they hold nothing of this call)
+ *           lines: my landing area of step k is free (sent for steps 0
+ *           and 1 on entry, for step k+2 once step k is unpacked)
  *   pack    copy my entries with bit k set into a packed buffer
- *   wait    my cell of rank r+h >= first epoch: its landing rows are free
- *   put     the packed entries into the last n rows of r+h's target, then
- *           Set the second epoch into my cell of its lines (data before flag)
+ *   wait    my cell of rank r+h >= first epoch: its landing area is free
+ *   put     the packed entries into r+h's landing area, then Set the
+ *           second epoch into my cell of its lines (data before flag)
  *   wait    my cell of rank r-h >= second epoch: its entries have landed
  *   unpack  get my landing rows and scatter them into my entries
  *   final   put the entries, in row order, into my own target
- * No peer reads any rank's windows, and a peer writes my target only
- * after my ready of the same call, so the call needs no round on the
- * user's signal: nothing of the next call can land before this rank has
- * finished this one, and every rank's chunk reached every rank through a
- * chain of steps (the ordering guarantee, transitively). The left
+ *   round   (done) every rank has written its final rows, in the group's
+ *           synchronisation form
+ *   epilogue 1 credit back per cell
+ * Within a Bruck call a peer writes my target only after my ready of the
+ * same call. Why the round: a rank leaves its last step while others are
+ * still unpacking or writing their final rows, and the next builtin may
+ * be a push into the same target (only G orders it: every rank has
+ * entered this call, not finished it). Without the round that push could
+ * land in a landing area a slower rank has not unpacked yet, or in a row
+ * its final put then overwrites (the protocol model found both, at P = 2,
+ * 3 and 4). The steps alone connect every rank to every rank (each
+ * rank's chunk reaches every rank through a chain of steps), and the
+ * round keeps the ordering guarantee in its usual form. The left
  * neighbour's step-0 data is this rank's first news of it, which is when
  * the agreement check compares.
  * Flags: the one-round path's lines; the call takes two epochs (ll.h),
@@ -34,8 +43,8 @@
  * rising epochs and Ge waits reuse the lines as allgather_doubling.c does.
  * Cost card (B = chunks sent = sum over k of n, (P/2) log2 P for a power
  * of two; chunk = S x elt bytes): bytes_to_peers = B chunks, bytes_self =
- * B chunks (unpacking) + P chunks (the final rows); 0 rounds; notifies and
- * waits: 2 ceil(log2 P) each. */
+ * B chunks (unpacking) + P chunks (the final rows); 1 round; notifies
+ * and waits: the round's plus 2 ceil(log2 P) flags each. */
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +167,8 @@ static void run(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2, uns
                        pld_tensor_make(buf, t2.dtype, 2, PLD_IDX(p, t2.shape[1])), 0, p);
 }
 
-void pld__all_to_all_bruck(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2)
+void pld__all_to_all_bruck(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2,
+                           pld_dtensor signal)
 {
     size_t all = (size_t)c->nranks * (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     unsigned char *work = malloc(2 * all + 1);
@@ -179,4 +189,10 @@ void pld__all_to_all_bruck(pld_ctx *c, const char *api, pld_dtensor t2, pld_tens
     run(c, api, t2, in2, work, work + all);
     memcpy(&c->agent->jb, &outer, sizeof outer);
     free(work);
+    if (PLD__MUTANT(bruck_no_done))
+        return;
+    /* done: every rank's target holds its final rows; nothing of this call
+     * lands in any target any more */
+    pld__credit_barrier(c, signal, 0, 1);
+    pld__credit_epilogue(c, signal, 0, 1);
 }

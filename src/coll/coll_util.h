@@ -114,7 +114,8 @@ const char *pld__allgather_mode_name(int32_t mode);
  * pld__coll_enter: t2 the target [P, S], in2 the input [P, S]; "auto" /
  * "push" / "bruck" ("?" for any other value); and what PLD_A2A_AUTO takes
  * above the one-round size (says which in the listing and the trace). */
-void pld__all_to_all_bruck(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2);
+void pld__all_to_all_bruck(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2,
+                           pld_dtensor signal);
 const char *pld__all_to_all_mode_name(int32_t mode);
 pld_all_to_all_mode pld__all_to_all_auto_pick(pld_ctx *c, pld_dtensor t2);
 

@@ -46,6 +46,7 @@
  *                       ready flag
  *   bruck_flag_first    Bruck all-to-all: each step's data flag is Set
  *                       before its chunks are put
+ *   bruck_no_done       Bruck all-to-all: returns without the done round
  * While a mutant of the credit rounds is planted, every builtin takes the
  * credit rounds (PLD__MUTANT_CREDIT), so the planted bug runs. */
 #ifndef PLD_MUTANT_H

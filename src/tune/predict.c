@@ -193,11 +193,11 @@ pld_all_to_all_mode pld_tune_all_to_all_auto(const pld_tune *t, int nranks, size
     /* push: P rows into the targets (one of them its own), P transfers */
     double push = pld_tune_predict_us(t, nranks, 1, p * row, 0, 0, 2 * p * p * row) +
                   pld_tune_transfers_us(t, nranks, p);
-    /* Bruck: per step a ready and a data flag, each a link of the chain;
-     * the rows: staged in, packed, put, got back and unpacked (b each),
-     * put in order and stored (P each) */
+    /* Bruck: per step a ready and a data flag, each a link of the chain,
+     * then the done round; the rows: staged in, packed, put, got back and
+     * unpacked (b each), put in order and stored (P each) */
     double bruck =
-        pld_tune_predict_us(t, nranks, 0, 4 * b * row + 3 * p * row, 0, 0, 4 * p * p * row) +
+        pld_tune_predict_us(t, nranks, 1, 4 * b * row + 3 * p * row, 0, 0, 4 * p * p * row) +
         pld_tune_chain_us(t, nranks, 2 * steps) + pld_tune_transfers_us(t, nranks, 2 * steps + 1);
     if (predicted_us) {
         predicted_us[0] = push;

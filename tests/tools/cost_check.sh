@@ -37,7 +37,9 @@ for spec in barrier broadcast "broadcast -r 3" "broadcast -r 1 --mode binomial" 
 done
 
 # Bruck at P = 3, 5 and 13: B = 2, 5 and 22 chunks to peers, B + P self,
-# 2 ceil(log2 P) = 4, 6 and 8 flags sent and waited for, no round
+# 2 ceil(log2 P) = 4, 6 and 8 flags sent and waited for, then one full
+# round (P = 13 is in the full form): P-1 notifies, P-1 epilogue credits
+# and P-1 waits more
 for pb in "3 2 4" "5 5 6" "13 22 8"; do
     # shellcheck disable=SC2086
     set -- $pb
@@ -46,7 +48,8 @@ for pb in "3 2 4" "5 5 6" "13 22 8"; do
     rc=$?
     cat "$out"
     [ "$rc" = 0 ] || die "pld cost all_to_all --mode bruck P=$1 --measure: exit status $rc"
-    want=$(printf ' 0-%d %d 0 %d 0 %d %d agrees' $(($1 - 1)) $(($2 * 256)) $((($2 + $1) * 256)) "$3" "$3")
+    want=$(printf ' 0-%d %d 0 %d 1 %d %d agrees' $(($1 - 1)) $(($2 * 256)) $((($2 + $1) * 256)) \
+        $(($3 + 2 * ($1 - 1))) $(($3 + $1 - 1)))
     got=$(grep -v '^#' "$out" | awk '{ printf " %s %s %s %s %s %s %s %s", $1, $2, $3, $4, $5, $6, $7, $8 }')
     [ "$got" = "$want" ] || die "bruck P=$1: card and counters '$got', worked out '$want'"
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# tests/tools/cost_predict_check.sh PLD CHEAP_STEPS
+# tests/tools/cost_predict_check.sh PLD CHEAP_STEPS COSTLY_TRANSFERS
 # `pld cost --predict` on one machine, with a parameter file of known
 # numbers (PLD_TUNE_FILE), every prediction worked out by hand:
 #   2 CPUs, round_us 1, peer_us 0, handover_us 2 per rank beyond the CPUs:
@@ -19,12 +19,15 @@
 #     and a measured call's counters equal that algorithm's card.
 #  5. all_to_all: the push's and Bruck's rows are the times the library's
 #     choice weighs (pld_tune_all_to_all_auto), every term worked out by
-#     hand at P = 5 (uneven steps); with CHEAP_STEPS auto picks Bruck for
-#     small chunks at P = 5 and 13 and the push for large ones, and the
-#     counters of measured calls equal the card of the pick.
+#     hand at P = 5 (uneven steps); with COSTLY_TRANSFERS
+#     (tests/tune/costly_transfers.txt: 20 us per transfer) auto picks
+#     Bruck for small chunks at P = 8 and 12 and the push for large ones,
+#     and the counters of measured calls equal the card of the pick; with
+#     CHEAP_STEPS it keeps the push (Bruck's round costs the push's).
 set -u
 pld=$1
 cheap=$2
+costly=$3
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -95,40 +98,43 @@ PLD_TUNE_FILE=$cheap "$pld" cost allreduce -d 0-4 -s 64K --measure >"$tmp/out" 2
 #    1 us per transfer, 5 ranks on 2 CPUs take 2.5 times one rank's work.
 #    Bruck: B = 2 + 2 + 1 = 5 chunks in 3 steps; its rows staged, packed,
 #    put, got back and unpacked (4 x 5) and put in order and stored (3 x 5):
-#    35 x 128 B = 4.48 us x 2.5; a chain of 6 flags of 1 + 2 x 3 = 7 us;
-#    2 x 3 + 1 = 7 transfers x 2.5. The push: one round of 7 us, 5 rows
+#    35 x 128 B = 4.48 us x 2.5; a chain of 6 flags of 1 + 2 x 3 = 7 us
+#    and the done round, 7 us more; 2 x 3 + 1 = 7 transfers x 2.5. The push: one round of 7 us, 5 rows
 #    (0.64 us) x 2.5 and 5 transfers x 2.5.
 sed -e 's/^transfer_us 0$/transfer_us 1/' -e 's/^copy_ns 0 0 0$/copy_ns 1 1 1/' \
     "$tmp/tune.txt" >"$tmp/copy.txt"
 got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted bruck all_to_all -d 0-4 -s 640)
-expect "bruck P=5 640 B" "$got" "$(awk 'BEGIN { print 2.5 * 4.48 + 6 * 7 + 2.5 * 7 }')"
+expect "bruck P=5 640 B" "$got" "$(awk 'BEGIN { print 2.5 * 4.48 + 6 * 7 + 7 + 2.5 * 7 }')"
 got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted push all_to_all -d 0-4 -s 640)
 expect "push P=5 640 B" "$got" "$(awk 'BEGIN { print 7 + 2.5 * 0.64 + 2.5 * 5 }')"
 grep -Eq '^ push \(auto.s pick\) +1 +0 .*<- this call$' "$tmp/out" ||
     die "P=5 640 B, dear transfers: auto's pick is not the push: $(grep "this call" "$tmp/out")"
-grep -Eq '^ bruck +0 +6 ' "$tmp/out" || die "P=5: bruck's row has not 0 rounds and a chain of 6"
+grep -Eq '^ bruck +1 +6 ' "$tmp/out" || die "P=5: bruck's row has not 1 round and a chain of 6"
 
-# auto's pick under CHEAP_STEPS: Bruck for small chunks, the push for
-# large ones, at P = 5 and P = 13; predicted, and measured by pld cost
+# auto's pick under COSTLY_TRANSFERS: Bruck for small chunks, the push for
+# large ones, at P = 8 and P = 12; predicted, and measured by pld cost
 # (bytes, notifies and waits) and pld bench (every size of a sweep across
-# the switch)
-for p in 5 13; do
-    PLD_TUNE_FILE=$cheap "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 256)) --predict \
+# the switch); under CHEAP_STEPS the push
+PLD_TUNE_FILE=$cheap "$pld" cost all_to_all -d 0-12 -s $((13 * 256)) --predict >"$tmp/out" 2>&1
+grep -q '^ push (auto.s pick) .*<- this call$' "$tmp/out" ||
+    die "cheap steps, all_to_all P=13, 256 B chunks: auto does not keep the push"
+for p in 8 12; do
+    PLD_TUNE_FILE=$costly "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 256)) --predict \
         --measure >"$tmp/out" 2>&1 || die "cheap steps, all_to_all P=$p: exit status $?"
     grep -q '^ bruck (auto.s pick) .*<- this call$' "$tmp/out" ||
-        die "cheap steps, all_to_all P=$p, 256 B chunks: auto does not pick bruck: $(grep "this call" "$tmp/out")"
-    grep -q "^# auto's pick: bruck " "$tmp/out" || die "cheap steps, P=$p: no auto's pick line"
+        die "costly transfers, all_to_all P=$p, 256 B chunks: auto does not pick bruck: $(grep "this call" "$tmp/out")"
+    grep -q "^# auto's pick: bruck " "$tmp/out" || die "costly transfers, P=$p: no auto's pick line"
     grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
-        die "cheap steps, all_to_all P=$p: counters differ from bruck's card"
-    PLD_TUNE_FILE=$cheap "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 1024 * 1024)) \
+        die "costly transfers, all_to_all P=$p: counters differ from bruck's card"
+    PLD_TUNE_FILE=$costly "$pld" cost all_to_all -d 0-$((p - 1)) -s $((p * 1024 * 1024)) \
         --predict >"$tmp/out" 2>&1
     grep -q '^ push (auto.s pick) .*<- this call$' "$tmp/out" ||
-        die "cheap steps, all_to_all P=$p, 1 MiB chunks: auto does not pick the push"
+        die "costly transfers, all_to_all P=$p, 1 MiB chunks: auto does not pick the push"
 done
-PLD_TUNE_FILE=$cheap "$pld" bench all_to_all -d 0-12 -b 8 -e 4M -f 8 -n 1 -w 0 --warmup-ms 0 \
-    >"$tmp/out" 2>&1 || die "cheap steps, pld bench all_to_all P=13: exit status $?"
+PLD_TUNE_FILE=$costly "$pld" bench all_to_all -d 0-11 -b 8 -e 4M -f 8 -n 1 -w 0 --warmup-ms 0 \
+    >"$tmp/out" 2>&1 || die "costly transfers, pld bench all_to_all P=12: exit status $?"
 grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$tmp/out" ||
-    die "cheap steps, pld bench all_to_all P=13: $(grep 'total #wrong' "$tmp/out")"
+    die "costly transfers, pld bench all_to_all P=12: $(grep 'total #wrong' "$tmp/out")"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

@@ -408,39 +408,42 @@ Test(tune, the_chunks_bruck_sends)
 }
 
 /* The push costs one round and P transfers; Bruck a chain of two links per
- * step, 2 steps + 1 transfers and its chunks copied four times. Where a
- * step is cheap against a round of the group (cheap_steps.txt) Bruck
- * wins; where ranks share CPUs its chain loses at every P. */
+ * step, one round, 2 steps + 1 transfers and its chunks copied four times.
+ * Where transfers are dear (costly_transfers.txt: 20 us, a message between
+ * machines) Bruck wins; where a step is cheap but a transfer too
+ * (cheap_steps.txt) its chain and round cost more than the push's round;
+ * on a machine whose ranks share CPUs only at thousands of ranks. */
 Test(tune, the_all_to_all_choice_follows_the_predictions)
 {
-    pld_tune cheap;
+    pld_tune dear, cheap;
     char path[512];
+    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
+    cr_assert_eq(pld_tune_load(path, &dear), PLD_OK, "%s", pld_last_error());
     snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
     cr_assert_eq(pld_tune_load(path, &cheap), PLD_OK, "%s", pld_last_error());
-    double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS], row = 1024, ws = 25 * row;
-    cr_expect_eq(pld_tune_all_to_all_auto(&cheap, 5, 1024, pred), PLD_A2A_BRUCK);
-    /* P = 5: a round of 5 (1 + 5 x 3 us), 5 rows, 5 transfers */
-    cr_expect_float_eq(pred[0],
-                       16 + pld_tune_predict_us(&cheap, 1, 0, 5 * row, 0, 0, 2 * ws) +
-                           pld_tune_transfers_us(&cheap, 5, 5),
-                       1e-6);
-    /* 3 steps (6 links of 1 us), 5 chunks sent: 4 x 5 + 3 x 5 rows copied */
+    double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS], row = 1024, ws = 144 * row;
+    cr_expect_eq(pld_tune_all_to_all_auto(&dear, 12, 1024, pred), PLD_A2A_BRUCK);
+    /* P = 12: a round of 12 (1 + 0.1 x 10 us), 12 rows, 12 transfers */
+    cr_expect_float_eq(
+        pred[0], 2 + pld_tune_predict_us(&dear, 1, 0, 12 * row, 0, 0, 2 * ws) + 12 * 20.0, 1e-6);
+    /* 4 steps (8 links of 1 us), the round, 20 chunks sent (6 + 6 + 4 + 4):
+     * 4 x 20 + 3 x 12 rows copied, 9 transfers */
     cr_expect_float_eq(pred[1],
-                       6 + pld_tune_predict_us(&cheap, 1, 0, 35 * row, 0, 0, 4 * ws) +
-                           pld_tune_transfers_us(&cheap, 5, 7),
+                       8 + 2 + pld_tune_predict_us(&dear, 1, 0, 116 * row, 0, 0, 4 * ws) + 9 * 20.0,
                        1e-6);
     cr_expect_lt(pred[1], pred[0]);
-    cr_expect_eq(pld_tune_all_to_all_auto(&cheap, 1, 1024, NULL), PLD_A2A_PUSH);
+    cr_expect_eq(pld_tune_all_to_all_auto(&dear, 8, 1024, NULL), PLD_A2A_BRUCK);
+    cr_expect_eq(pld_tune_all_to_all_auto(&dear, 5, 1024, NULL), PLD_A2A_PUSH);
+    cr_expect_eq(pld_tune_all_to_all_auto(&dear, 1, 1024, NULL), PLD_A2A_PUSH);
+    for (int p = 2; p <= 64; p++)
+        cr_expect_eq(pld_tune_all_to_all_auto(&cheap, p, 1024, NULL), PLD_A2A_PUSH, "P = %d", p);
     /* this machine's kind (4 CPUs, a hand-over of 1.5 us per rank beyond):
-     * the push up to P = 1024; at P = 4096 the push's 4096 transfers per
-     * rank cost more than Bruck's 24 links for 4-byte chunks, not for
-     * 64-byte ones (2-core machine, measured: docs/performance.md) */
-    for (int p = 2; p <= 1024; p *= 2)
+     * the push, whose one round costs as much as Bruck's; up to P = 4096
+     * Bruck's chain of steps outweighs the push's transfers */
+    for (int p = 2; p <= 4096; p *= 2)
         for (size_t chunk = 4; chunk <= 65536; chunk *= 16)
             cr_expect_eq(pld_tune_all_to_all_auto(&sample, p, chunk, NULL), PLD_A2A_PUSH,
                          "P = %d, %zu B chunks", p, chunk);
-    cr_expect_eq(pld_tune_all_to_all_auto(&sample, 4096, 4, pred), PLD_A2A_BRUCK);
-    cr_expect_eq(pld_tune_all_to_all_auto(&sample, 4096, 64, NULL), PLD_A2A_PUSH);
 }
 
 typedef struct a2a_args {
@@ -453,8 +456,8 @@ static void all_to_all_auto_checked(pld_ctx *c, void *p)
     a2a_args *a = p;
     int me = pld_rank(c), np = pld_nranks(c);
     int64_t s = a->tgt.shape[1];
-    float in[5 * 256]; /* a kernel's stack: a tensor on every transport */
-    KCHECK(c, np * s <= 5 * 256, "%d x %lld chunks do not fit", np, (long long)s);
+    float in[12 * 256]; /* a kernel's stack: a tensor on every transport */
+    KCHECK(c, np * s <= 12 * 256, "%d x %lld chunks do not fit", np, (long long)s);
     for (int d = 0; d < np; d++)
         for (int64_t j = 0; j < s; j++)
             in[d * s + j] = (float)(me * 1000 + d * 100 + j % 100);
@@ -467,21 +470,21 @@ static void all_to_all_auto_checked(pld_ctx *c, void *p)
                    (double)t[src * s + j]);
 }
 
-/* PLD_A2A_AUTO runs what the model picks: with cheap steps, Bruck's
- * algorithm at P = 5 (a partial last step), right to the last element,
+/* PLD_A2A_AUTO runs what the model picks: with dear transfers, Bruck's
+ * algorithm at P = 12 (a partial last step), right to the last element,
  * and the listing says so. */
 Test(tune, auto_runs_bruck_where_it_is_predicted_faster)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
     setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {.devices = "0-4", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
+    pld_config cfg = {.devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
     pld_world *w = tu_world_cfg(&cfg);
     pld_ir_enable(w, 1);
-    a2a_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(5, 256)),
+    a2a_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
                   .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, all_to_all_auto_checked, &a);
     TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: bruck (predicted ");
-    TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B chunks, 5 ranks)");
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B chunks, 12 ranks)");
     pld_world_finalize(w);
 }

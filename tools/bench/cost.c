@@ -265,14 +265,14 @@ static void card_one_round(bench_coll c, bench_mode mode, int p, int rank, int r
 /* Bruck's all-to-all (src/coll/all_to_all_bruck.c): B =
  * pld_tune_bruck_chunks(P) chunks put to the step partners, the same B got
  * back from its own landing rows to unpack them, and the P rows put in
- * order into its own target; no round: the steps' flags (bench_card_sync)
- * are its synchronisation, whatever the group's form. */
+ * order into its own target; the steps' flags (bench_card_sync), then one
+ * round (done). */
 static void card_bruck(int p, uint64_t row, bench_card *k)
 {
     uint64_t b = (uint64_t)pld_tune_bruck_chunks(p);
     k->to_peers = b * row;
     k->self = (b + (uint64_t)p) * row;
-    k->rounds = 0;
+    k->rounds = 1;
     k->bruck = 1;
 }
 
@@ -393,8 +393,8 @@ void bench_card_make_path(bench_coll c, bench_mode mode, int p, int rank, int ro
     k.waits = (uint64_t)k.rounds * (P - 1);
     if (k.owners) /* an owner hears every rank twice and every owner once */
         k.waits = rank < k.owners ? 2 * (P - 1) + (uint64_t)(k.owners - 1) : (uint64_t)k.owners;
-    if (k.bruck) /* its flags are its only waits: two per step, whatever the form */
-        k.waits = 2 * (uint64_t)bench_bruck_steps(p);
+    if (k.bruck) /* and a ready and a data flag per step */
+        k.waits += 2 * (uint64_t)bench_bruck_steps(p);
     if (p == 1)
         k.rounds = 0, k.waits = 0;
     *out = k;
@@ -436,8 +436,6 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
         k->waits = k->notifies = P - 1;
     } else if (c == BENCH_ALLREDUCE && mode == BENCH_MODE_RING) {
         k->waits = k->notifies = BENCH_CARD_UNCOUNTED;
-    } else if (k->bruck) { /* a ready and a data flag per step; none on the user's signal */
-        k->waits = k->notifies = 2 * (uint64_t)bench_bruck_steps(p);
     } else if (k->owners) { /* rs_ag's owner rounds: the form does not take part */
         uint64_t m = (uint64_t)k->owners;
         k->notifies = rank < k->owners ? 2 * (m - 1) + 2 * (P - 1) : 3 * m;
@@ -449,6 +447,10 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
         if (c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL) { /* a flag per child */
             k->notifies += (uint64_t)bench_binomial_children(p, rank, root);
             k->waits += rank != root; /* and the parent's */
+        }
+        if (k->bruck) { /* a ready and a data flag per step */
+            k->notifies += 2 * (uint64_t)bench_bruck_steps(p);
+            k->waits += 2 * (uint64_t)bench_bruck_steps(p);
         }
         if (c == BENCH_ALLGATHER && mode == BENCH_MODE_DOUBLING) { /* a flag per step */
             k->notifies += (uint64_t)bench_binomial_depth(p);
@@ -541,11 +543,11 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                    ? "bruck: B chunks of N/P to peers in ceil(log2 P) puts (B = the indices "
                      "below P with bit k set, summed over the steps k: (P/2) log2 P for a "
                      "power of two), B + P chunks self (unpacking, then the rows in order); "
-                     "no round: a chain of 2 ceil(log2 P) flags"
+                     "a chain of 2 ceil(log2 P) flags, then 1 round"
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of the push ((P-1)/P*N to peers, N/P self; 1 round) and "
                      "bruck (B chunks of N/P to peers, B + P self, B about (P/2) log2 P; a "
-                     "chain of 2 ceil(log2 P) flags) the cost model predicts fastest"
+                     "chain of 2 ceil(log2 P) flags, then 1 round) the cost model predicts fastest"
                    : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL_V:
         return "(P-1)*M*S*elt to peers (full M-row blocks whatever the counts), M*S*elt self; "

@@ -337,10 +337,7 @@ static int proj_rows(const proj_params *pp, bench_coll c, int p, int root, const
         for (int f = 0; f < (own ? 1 : 3); f++) {
             proj_row *row = &rows[n++];
             row->alg = a->name;
-            row->form = !own           ? pld_sync_form_name(forms[f])
-                        : a->one_round ? "flags"
-                        : c == BENCH_ALL_TO_ALL && a->mode == BENCH_MODE_BRUCK ? "steps"
-                                                                               : "neighbour";
+            row->form = !own ? pld_sync_form_name(forms[f]) : a->one_round ? "flags" : "neighbour";
             proj_predict(pp, c, a, forms[f], p, root, sh, esz, ub, &row->r);
         }
     }

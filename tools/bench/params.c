@@ -305,8 +305,7 @@ int proj_fanout(const proj_params *pp, int p)
 
 int proj_alg_own_sync(bench_coll c, const proj_alg *a)
 {
-    return a->one_round || (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RING) ||
-           (c == BENCH_ALL_TO_ALL && a->mode == BENCH_MODE_BRUCK);
+    return a->one_round || (c == BENCH_ALLREDUCE && a->mode == BENCH_MODE_RING);
 }
 
 /* Notifies of one ring allreduce on a rank (src/coll/allreduce_ring.c):

@@ -111,7 +111,7 @@ typedef struct proj_alg {
 } proj_alg;
 
 /* 1 when the algorithm keeps its own synchronisation (the one-round
- * path's flags, the ring's neighbour credits, Bruck's step flags): the
+ * path's flags, the ring's neighbour credits): the
  * form does not change it, and it is projected once. */
 int proj_alg_own_sync(bench_coll c, const proj_alg *a);
 
