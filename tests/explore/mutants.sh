@@ -27,7 +27,7 @@ mutants=(rooted_bcast no_epilogue eq_wait push_after_barrier mesh_no_readdone
          ring_drop_progress a2av_count_first combine_early
          ll_one_slot ll_no_wait ll_flag_before_data rsag_no_round2 rsag_no_readdone
          moe_recv_early moe_combine_no_done rab_no_fold_wait rab_no_done
-         bruck_no_ready bruck_flag_first)
+         bruck_no_ready bruck_flag_first bruck_no_done)
 [ -n "$only" ] && IFS=, read -r -a mutants <<<"$only"
 fail=0
 out=$(mktemp)

@@ -564,18 +564,25 @@ inline do_a2a(k)
  *           same step compares the left neighbour's fingerprint, which the
  *           library does right after the wait);
  *   final   puts every chunk, in row order, into its own target (row s is
- *           the chunk rank s made for it).
- * No round on the signal. Every wait also asserts that the cell holds
- * exactly the epoch waited for. The work array is not modelled: it is
- * the rank's own memory, and every chunk that enters it is asserted on its
- * way in, so what it holds is what the assertions said.
+ *           the chunk rank s made for it);
+ * then the done round, round 1 on the signal in the group's form, and
+ * epilogue 1: every rank has written its final rows, so nothing of this
+ * call lands in any target any more (a push into the same target may come
+ * next: only G orders it, and G says every rank entered this call, not
+ * that it finished). The round makes no agreement comparison: step 0's
+ * wait made it (pld__call_round finds nothing pending by then). Every
+ * wait also asserts that the cell holds exactly the epoch waited for.
+ * The work array is not modelled: it is the rank's own memory, and every
+ * chunk that enters it is asserted on its way in, so what it holds is
+ * what the assertions said.
  * A chunk is BCH(k, o, d): call k, made by rank o for rank d. Its values
  * lie above those of V (< 128), so the target window of the all_to_all can
  * be shared with the push and one-round forms and nothing of one call reads
  * as another's (k * P * P <= 128: up to 5 calls at P = 5, 8 at P = 4).
  * Planted bugs (src/coll/mutant.h): bruck_no_ready (step 0 puts without
- * waiting for the partner's ready) and bruck_flag_first (each step's data
- * flag Set before its put).
+ * waiting for the partner's ready), bruck_flag_first (each step's data
+ * flag Set before its put) and bruck_no_done (no done round, no
+ * epilogue).
  * Locals: g = the step, q = the partner, i = an index, j = a landing row. */
 #if P <= 2
 #define BSTEPS 1
@@ -699,7 +706,14 @@ inline bruck(k)
         };
         i = 0;
         q = 0
-    }
+    };
+#ifdef bruck_no_done
+    skip                          /* mutant: no done round, no epilogue */
+#else
+    credit_barrier(1);            /* done: every rank has written its final
+                                   * rows (no comparison: step 0 made it) */
+    credit_epilogue(1)
+#endif
 }
 
 /* the caller reads the rows */

@@ -55,8 +55,8 @@
  * doubling_no_wait and doubling_no_done, with the model's own
  * doubling_flag_first (coll.pml); and the Rabenseifner allreduce's
  * rab_no_wait, rab_gather_no_wait, rab_no_fold_wait and rab_no_done
- * (coll.pml); and Bruck's all_to_all's bruck_no_ready and bruck_flag_first
- * (coll.pml).
+ * (coll.pml); and Bruck's all_to_all's bruck_no_ready, bruck_flag_first
+ * and bruck_no_done (coll.pml).
  * check.sh requires every bug to be rejected in some configuration and the
  * redundant wait's removal to pass everywhere.
  *

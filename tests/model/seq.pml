@@ -293,9 +293,9 @@
 
 #elif defined(SEQ_bruck_bruck)
 /* Bruck all_to_all twice into one target at once: a peer writes a landing
- * area only after the ready its owner sends on entering the call, so the
- * second call needs nothing between (epochs 1-2 and 3-4: the second call's
- * ready and data flags land in the first one's cells) */
+ * area only after the ready its owner sends on entering the call (epochs
+ * 1-2 and 3-4: the second call's ready and data flags land in the first
+ * one's cells) */
 #define USE_A2A
 #define USE_BRUCK
 #define SEQUENCE do_bruck(1); do_bruck(2)
@@ -326,8 +326,9 @@
 /* Bruck all_to_all -> push all_to_all into the same target at once. The
  * push writes the window the first call delivered, so the caller may not
  * rely on the first call's result (the reuse contract): it is not read,
- * only the push's is. A rank that left the Bruck call pushes into a peer
- * that may still be in it */
+ * only the push's is. G alone lets a rank that left the Bruck call push
+ * into a peer still in it; the Bruck call's done round keeps the push out
+ * until every rank has read its landing rows and written its final ones */
 #define USE_A2A
 #define USE_BRUCK
 #define SEQUENCE bruck(1); do_a2a(2)

@@ -18,10 +18,13 @@
  *     the allgather out of place (auto, recursive doubling, the push),
  *     in calls numbered 3 mod 4 right after an unread doubling allgather
  *     into the same target; and the all_to_all (auto, Bruck's algorithm,
- *     the push), its Bruck turns in odd-numbered calls right after another
- *     all_to_all into the same target (a Bruck call or a push, its rows
- *     checked first: a Bruck call writes a peer's target only after that
- *     peer entered it);
+ *     the push), in odd-numbered calls and in every push turn right
+ *     after another all_to_all into the same target: before a Bruck turn
+ *     a Bruck call or a push, its rows checked first (a Bruck call writes
+ *     a peer's target only after that peer entered it); before an auto or
+ *     push turn a Bruck call whose rows are not read (the next call
+ *     writes that window), so the push may come while a slow rank is
+ *     still in the Bruck call;
  *   - one INT32 signal buffer serves every single-core call: a [P,1] view
  *     for the credit-barrier builtins and a [2(P-1),P] view of the same
  *     buffer for the allreduce ring. A second buffer, seen as [P,2], serves
@@ -50,19 +53,13 @@
  * build and under a schedule explorer:
  *
  *   mixed_reuse [-p a5sim] [-d 0-3] [--transport thread|process|mpi]
- *               [--iters N] [--seed S] [--teams K] [--bruck-push]
+ *               [--iters N] [--seed S] [--teams K]
  *
  * --teams K splits the world into rows of K ranks (team x) and columns
  * (team y) and sends each call to this rank's row or column, in one order
  * drawn alike on every rank: both teams' groups run at once, each with its
  * own signals and windows, and calls of the two teams follow each other
  * with nothing in between.
- *
- * --bruck-push also puts an unread Bruck all_to_all into the same target
- * right before the auto and push all_to_all turns of odd-numbered calls,
- * as the allgather does with the doubling one. The library does not hold
- * that today (a rank that left the Bruck call pushes into a peer still in
- * it: docs/dev/explorer.md), so the tests leave it off.
  *
  * The profile defaults to a5sim (pld_indexed_all_to_all_v needs its URMA
  * model). Prints OK from the root process when every check passed. */
@@ -163,8 +160,7 @@ typedef struct args {
     size_t scratch_bytes; /* per rank */
     int iters;
     uint32_t seed;
-    int dawdle;     /* 0 under the schedule explorer: it picks who runs, a sleep only slows it */
-    int bruck_push; /* --bruck-push: a push or auto all_to_all right after an unread Bruck call */
+    int dawdle; /* 0 under the schedule explorer: it picks who runs, a sleep only slows it */
     /* --teams K: this team's calls (windows sized for its groups), and the
      * other team's args; NULL: the whole world */
     const pld_team *team;
@@ -927,15 +923,18 @@ static void run_call(const args *a, pld_ctx *c, chk *h, scratch *s, moe_state *m
         size_t row = (size_t)tgt.shape[1] * pld_dtype_size(tgt.dtype);
         unsigned char *in = s->a2a_in, *rows = pld_local(c, tgt).data;
         pld_tensor in2 = pld_tensor_make(in, tgt.dtype, 2, PLD_IDX(np, tgt.shape[1]));
-        if (call % 2 == 1 && (xm == 1 || a->bruck_push)) {
-            /* odd-numbered calls: another all_to_all into the same
+        if (call % 2 == 1 || xm == 2) {
+            /* odd-numbered calls and every push turn (so that runs of
+             * 100 calls have some too): another all_to_all into the same
              * target first. Before a Bruck call, a Bruck or a push call,
              * its result checked at once: a peer writes this rank's target
-             * in a Bruck call only after this rank has entered it. With
-             * --bruck-push, before a push or auto call, a Bruck call whose
-             * result is not read (the next call writes that window: a peer
-             * may already be writing it), so the call below may push into
-             * a target whose owner is still in the Bruck call */
+             * in a Bruck call only after this rank has entered it. Before
+             * a push or auto call, a Bruck call whose result is not read
+             * (the next call writes that window: a peer may already be
+             * writing it), so the call below may push into a target whose
+             * owner has not returned from the Bruck call: its done round
+             * keeps that push out until every rank has read its landing
+             * rows and written its final rows */
             pld_all_to_all_mode pre = xm == 1 && (call / 6) % 2 ? PLD_A2A_PUSH : PLD_A2A_BRUCK;
             for (int d = 0; d < np; d++)
                 fill_bytes(in + (size_t)d * row, row, tag_of(seed ^ 0xb2cU, me, d, call));
@@ -1211,7 +1210,7 @@ static args *new_args(long iters, long seed)
 static int usage(void)
 {
     fprintf(stderr, "usage: mixed_reuse [-p a5sim] [-d 0-3] [--transport thread|process|mpi] "
-                    "[--iters N] [--seed S] [--teams K] [--bruck-push]\n");
+                    "[--iters N] [--seed S] [--teams K]\n");
     return 2;
 }
 
@@ -1236,7 +1235,6 @@ int main(int argc, char **argv)
         return 1;
     }
     long iters = 300, seed = 1, teams = 0;
-    int a_bruck_push = 0;
     for (int i = 1; i < ac; i++) {
         char *end = NULL;
         const char *v = NULL;
@@ -1245,10 +1243,7 @@ int main(int argc, char **argv)
             dst = &iters, v = avp[i] + 7;
         else if (!strncmp(avp[i], "--seed", 6))
             dst = &seed, v = avp[i] + 6;
-        else if (!strcmp(avp[i], "--bruck-push")) {
-            a_bruck_push = 1;
-            continue;
-        } else if (!strncmp(avp[i], "--teams", 7))
+        else if (!strncmp(avp[i], "--teams", 7))
             dst = &teams, v = avp[i] + 7;
         if (v && *v == '=')
             v++;
@@ -1268,7 +1263,6 @@ int main(int argc, char **argv)
 
     int np = pld_world_size(world);
     args *a = new_args(iters, seed);
-    a->bruck_push = a_bruck_push;
     if (teams == 0) {
         setup(a, np, "");
     } else {
@@ -1281,7 +1275,6 @@ int main(int argc, char **argv)
         pld_team *x, *y;
         need(pld_team_split_2d(world, NULL, (int)teams, "x", &x, "y", &y), "pld_team_split_2d");
         args *b = new_args(iters, seed + 1000003);
-        b->bruck_push = a_bruck_push;
         a->team = x;
         b->team = y;
         a->twin = b;
