@@ -374,35 +374,69 @@ static int group_members(pld_world *w, const struct pld_team *t, int g, const in
     return t ? t->start[g + 1] - t->start[g] : w->nranks;
 }
 
-/* The first disagreement among the in-flight calls of one group. */
+/* Writes the disagreement of rank r's call x with rank `other`'s and
+ * returns 1, or returns 0 when they agree. */
+static int report(pld_world *w, const struct pld_team *t, int r, const pld__fp_wire *x,
+                  const pld__fp_wire *ref, int other, char *out, size_t n)
+{
+    char msg[512], who[96];
+    if (!fp_diff(w, t, x, ref, other, msg, sizeof msg))
+        return 0;
+    pld__team_who(t, r, who, sizeof who);
+    snprintf(out, n, "%s (device %d): %s: %s (the ranks then waited for each other forever)", who,
+             w->device_ids[r], pld__fp_kind_name(x->kind), msg);
+    return 1;
+}
+
+/* The first disagreement among the in-flight calls of one group. When
+ * every rank is known to be blocked (a deadlock), ranks in different
+ * calls disagree: one of them made a call the others did not. After a
+ * wait timed out nobody knows that: a rank may only be slow to reach the
+ * call the others are in (thousands of ranks on a loaded machine), so
+ * only ranks in the same call are compared then. */
 static int explain_group(pld_world *w, pld_window_buffer *b, const struct pld_team *t, int g,
-                         char *out, size_t n)
+                         int all_blocked, char *out, size_t n)
 {
     const int *m;
-    int size = group_members(w, t, g, &m), first = -1;
+    int size = group_members(w, t, g, &m), first = -1, found = 0;
     pld__fp_wire ref, x;
-    for (int i = 0; i < size; i++) {
+    pld__fp_wire *seen = all_blocked ? NULL : malloc(sizeof *seen * (size_t)size);
+    int *seen_rank = all_blocked ? NULL : malloc(sizeof *seen_rank * (size_t)size);
+    int nseen = 0;
+    if (!all_blocked && (!seen || !seen_rank)) {
+        free(seen);
+        free(seen_rank);
+        return 0;
+    }
+    for (int i = 0; i < size && !found; i++) {
         int r = m ? m[i] : i;
         if (!latest(w, b, r, &x))
             continue;
-        if (first < 0) {
-            first = r;
-            ref = x;
+        if (all_blocked) {
+            if (first < 0) {
+                first = r;
+                ref = x;
+                continue;
+            }
+            found = report(w, t, r, &x, &ref, first, out, n);
             continue;
         }
-        char msg[512], who[96];
-        if (fp_diff(w, t, &x, &ref, first, msg, sizeof msg)) {
-            pld__team_who(t, r, who, sizeof who);
-            snprintf(out, n,
-                     "%s (device %d): %s: %s (the ranks then waited for each other forever)", who,
-                     w->device_ids[r], pld__fp_kind_name(x.kind), msg);
-            return 1;
+        int j = 0; /* the first rank seen in the same call */
+        while (j < nseen && (seen[j].launch != x.launch || seen[j].seq != x.seq))
+            j++;
+        if (j < nseen) {
+            found = report(w, t, r, &x, &seen[j], seen_rank[j], out, n);
+            continue;
         }
+        seen[nseen] = x;
+        seen_rank[nseen++] = r;
     }
-    return 0;
+    free(seen);
+    free(seen_rank);
+    return found;
 }
 
-int pld__agree_explain(pld_world *w, char *out, size_t n)
+int pld__agree_explain(pld_world *w, int all_blocked, char *out, size_t n)
 {
     if (!agree_buf(w))
         return 0;
@@ -412,7 +446,7 @@ int pld__agree_explain(pld_world *w, char *out, size_t n)
         const struct pld_team *t;
         pld_window_buffer *b = channel(w, k, &t);
         for (int g = 0; b && g < (t ? t->ngroups : 1); g++)
-            if (explain_group(w, b, t, g, out, n))
+            if (explain_group(w, b, t, g, all_blocked, out, n))
                 return 1;
     }
     return 0;

@@ -70,8 +70,11 @@ void pld__agree_leave(pld_ctx *c);
 
 /* Deadlock / timeout: if the blocked ranks' current calls disagree, writes
  * the mismatch ("rank 1: pld_allgather ... differs from rank 0's ...") into
- * out and returns 1. */
-int pld__agree_explain(pld_world *w, char *out, size_t n);
+ * out and returns 1. all_blocked: every rank is known to wait (a
+ * deadlock), so ranks in different calls disagree too; 0 after a timeout,
+ * when a rank in an earlier call may only be slow: then only ranks in the
+ * same call are compared. */
+int pld__agree_explain(pld_world *w, int all_blocked, char *out, size_t n);
 
 /* After an aborted launch (host): clears the signal of every builtin that
  * was in flight, so the next launch does not take its leftover credits for

@@ -126,7 +126,7 @@ int pld__deadlock_check(pld_world *w)
     /* ranks stuck in different builtins (or the same one with different
      * signals) disagree: that is the root cause to name */
     char why[1024];
-    if (pld__agree_explain(w, why, sizeof why)) {
+    if (pld__agree_explain(w, 1, why, sizeof why)) {
         pld__group_fail(w, PLD_ERR_ARG, why);
         return 1;
     }

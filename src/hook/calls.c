@@ -141,7 +141,7 @@ void pld__call_leave(pld_ctx *c, pld_dtensor signal)
 
 int pld__call_explain_stuck(pld_world *w, char *out, size_t n)
 {
-    return pld__agree_explain(w, out, n);
+    return pld__agree_explain(w, 0, out, n); /* a timeout: ranks may only be slow */
 }
 
 void pld__note(pld_ctx *c, const char *fmt, ...)

@@ -124,9 +124,10 @@ static inline void pld__call_round(pld_ctx *c)
 }
 /* It returns. */
 void pld__call_leave(pld_ctx *c, pld_dtensor signal);
-/* A wait in a builtin timed out: if the ranks are stuck in disagreeing
- * calls (where their descriptions can be read from here), writes that
- * disagreement into out and returns 1. */
+/* A wait in a builtin timed out: if ranks in the same call disagree
+ * (where their descriptions can be read from here), writes that
+ * disagreement into out and returns 1. Ranks in different calls are not
+ * named: after a timeout one of them may only be slow. */
 int pld__call_explain_stuck(pld_world *w, char *out, size_t n);
 
 #endif
