@@ -41,6 +41,9 @@ fi
 
 # Settings that would change the listing or add output.
 unset PLD_DEBUG PLD_IR PLD_IR_SVG PLD_TRACE PLD_UB_BYTES PLD_CHECK PLD_WAIT_TIMEOUT_MS PLD_LL_BYTES
+# The cost model's parameters: pinned, or an "auto:" line would print this
+# machine's predictions and differ from one machine to the next.
+export PLD_TUNE_FILE=$here/tune.txt
 
 # Runs the marker's program ($1: [VAR=VALUE ...] PROGRAM ARGS) with extra
 # arguments and leaves its output in $out; fails, saying why, when it is
