@@ -398,31 +398,17 @@ static int explain_group(pld_world *w, pld_window_buffer *b, const struct pld_te
                          int all_blocked, char *out, size_t n)
 {
     const int *m;
-    int size = group_members(w, t, g, &m), first = -1, found = 0;
-    pld__fp_wire ref, x;
-    pld__fp_wire *seen = all_blocked ? NULL : malloc(sizeof *seen * (size_t)size);
-    int *seen_rank = all_blocked ? NULL : malloc(sizeof *seen_rank * (size_t)size);
-    int nseen = 0;
-    if (!all_blocked && (!seen || !seen_rank)) {
-        free(seen);
-        free(seen_rank);
-        return 0;
-    }
-    for (int i = 0; i < size && !found; i++) {
+    int size = group_members(w, t, g, &m), nseen = 0, found = 0;
+    /* the in-flight calls read so far, each compared with: the first of
+     * them (all blocked), or the first in the same call (a timeout) */
+    pld__fp_wire *seen = malloc(sizeof *seen * (size_t)size), x;
+    int *seen_rank = malloc(sizeof *seen_rank * (size_t)size);
+    for (int i = 0; seen && seen_rank && i < size && !found; i++) {
         int r = m ? m[i] : i;
         if (!latest(w, b, r, &x))
             continue;
-        if (all_blocked) {
-            if (first < 0) {
-                first = r;
-                ref = x;
-                continue;
-            }
-            found = report(w, t, r, &x, &ref, first, out, n);
-            continue;
-        }
-        int j = 0; /* the first rank seen in the same call */
-        while (j < nseen && (seen[j].launch != x.launch || seen[j].seq != x.seq))
+        int j = 0;
+        while (j < nseen && !all_blocked && (seen[j].launch != x.launch || seen[j].seq != x.seq))
             j++;
         if (j < nseen) {
             found = report(w, t, r, &x, &seen[j], seen_rank[j], out, n);

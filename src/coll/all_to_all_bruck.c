@@ -51,14 +51,6 @@
 
 #include "coll/ll.h"
 
-/* How many indices in [0, p) have bit k set. */
-static int64_t bit_count(int p, int k)
-{
-    int64_t h = (int64_t)1 << k, period = 2 * h;
-    int64_t full = (p / period) * h, rest = p % period - h;
-    return full + (rest > 0 ? rest : 0);
-}
-
 /* Copies n rows of `row` bytes. Chunks of a few bytes are what this
  * algorithm is for, and a run is often a single row: the common row sizes
  * get a copy the compiler inlines instead of a call into the C library. */
@@ -104,7 +96,7 @@ static void pack_runs(unsigned char *work, unsigned char *buf, int p, int k, siz
  * first n in odd ones (n <= P/2, so the two areas never overlap). */
 static int64_t landing_row(int p, int k)
 {
-    return k % 2 ? 0 : p - bit_count(p, k);
+    return k % 2 ? 0 : p - pld__bit_count(p, k);
 }
 
 /* Tells rank me - 2^k that my landing area of step k is free. */
@@ -130,15 +122,13 @@ static void run(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor in2, uns
         int32_t e1 = c->ll_epoch;
         pld__ll_count_line(c, &lines, &row2);
         int32_t e2 = c->ll_epoch;
-        int steps = 0;
-        while (((int64_t)1 << steps) < p)
-            steps++;
+        int steps = pld__ceil_log2(p);
         /* both landing areas are free: the last call's rows are read */
         for (int k = 0; k < 2 && k < steps; k++)
             ready(c, lines, row1, e1, k);
         for (int k = 0; k < steps; k++) {
             int h = 1 << k, to = (me + h) % p, from = (me - h + p) % p;
-            int64_t n = bit_count(p, k), land = landing_row(p, k);
+            int64_t n = pld__bit_count(p, k), land = landing_row(p, k);
             pld_tensor packed = pld_tensor_make(buf, t2.dtype, 2, PLD_IDX(n, t2.shape[1]));
             pack_runs(work, buf, p, k, row, 1);
             if (!(k == 0 && PLD__MUTANT(bruck_no_ready)))

@@ -37,14 +37,6 @@ int pld__tree_children(int me, int p, int k)
     return (int)((first + k <= p ? first + k : p) - first);
 }
 
-static int ceil_log2(int p)
-{
-    int r = 0;
-    for (int64_t d = 1; d < p; d <<= 1)
-        r++;
-    return r;
-}
-
 void pld__sync_info(pld_sync_form form, int p, int rank, int fanout, pld_sync_info *out)
 {
     *out = (pld_sync_info){.form = form, .fanout = fanout};
@@ -52,7 +44,7 @@ void pld__sync_info(pld_sync_form form, int p, int rank, int fanout, pld_sync_in
         return;
     switch (form) {
     case PLD_SYNC_DISSEMINATION:
-        out->hops = out->notifies = out->waits = out->epilogue = ceil_log2(p);
+        out->hops = out->notifies = out->waits = out->epilogue = pld__ceil_log2(p);
         out->group_notifies = (long long)p * out->hops;
         break;
     case PLD_SYNC_TREE: {

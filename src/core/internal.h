@@ -418,6 +418,25 @@ static inline int pld__floor_pow2(int p)
     return b;
 }
 
+/* ceil(log2 p), 0 for p <= 1: the rounds of the dissemination barrier and
+ * the steps of Bruck's all-to-all (and, for a power of two, log2 p). */
+static inline int pld__ceil_log2(int p)
+{
+    int r = 0;
+    for (int64_t d = 1; d < p; d <<= 1)
+        r++;
+    return r;
+}
+
+/* How many indices in [0, p) have bit k set: the chunks step k of Bruck's
+ * all-to-all moves (src/coll/all_to_all_bruck.c, its cost in
+ * src/tune/predict.c). */
+static inline int64_t pld__bit_count(int p, int k)
+{
+    int64_t h = (int64_t)1 << k, rest = p % (2 * h) - h;
+    return (p / (2 * h)) * h + (rest > 0 ? rest : 0);
+}
+
 static inline int pld__wpeer(const pld_ctx *c, int peer)
 {
     return c->members ? c->members[peer] : peer;

@@ -123,9 +123,7 @@ static double rabenseifner_us(const pld_tune *t, int nranks, size_t bytes, doubl
 {
     if (!t || nranks < 2 || t->cpus < 1)
         return 0;
-    int q = pld__floor_pow2(nranks), x = nranks - q, depth = 0;
-    for (int b = q; b > 1; b /= 2)
-        depth++;
+    int q = pld__floor_pow2(nranks), x = nranks - q, depth = pld__ceil_log2(q);
     double n = (double)bytes, part = (double)(q - 1) / q * n;
     double copy = rate(t->ws_bytes, t->copy_ns, ws), pull = rate(t->ws_bytes, t->pull_ns, ws),
            reduce = rate(t->ws_bytes, t->reduce_ns, ws);
@@ -176,10 +174,8 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
 int64_t pld_tune_bruck_chunks(int nranks)
 {
     int64_t sum = 0;
-    for (int64_t h = 1; h < nranks; h *= 2) { /* indices with bit log2(h) set */
-        int64_t rest = nranks % (2 * h) - h;
-        sum += (nranks / (2 * h)) * h + (rest > 0 ? rest : 0);
-    }
+    for (int k = 0, steps = pld__ceil_log2(nranks); k < steps; k++)
+        sum += pld__bit_count(nranks, k);
     return sum;
 }
 
@@ -205,9 +201,7 @@ pld_all_to_all_mode pld_tune_all_to_all_auto(const pld_tune *t, int nranks, size
                                              double predicted_us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS])
 {
     double p = nranks, row = (double)chunk_bytes, b = (double)pld_tune_bruck_chunks(nranks);
-    int steps = 0;
-    for (int h = 1; h < nranks; h *= 2)
-        steps++;
+    int steps = pld__ceil_log2(nranks);
     /* push: P rows into the targets (one of them its own), P transfers */
     double push = pld_tune_predict_us(t, nranks, 1, p * row, 0, 0, 2 * p * p * row) +
                   pld_tune_transfers_us(t, nranks, p);
