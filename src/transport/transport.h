@@ -177,8 +177,10 @@ extern const pld_transport_ops pld__tp_mpi_ops;
  * the kernel before it gives up on them (the process transport kills them,
  * the thread transport marks the world unusable, the mpi transport aborts
  * the job). A rank released by the abort leaves within microseconds; one
- * that has not left after this long
- * is in user code that reaches no pld call. Short enough that a launch whose
+ * that has not left this long after the failure, and this long after the
+ * last rank that did leave (thousands of ranks on two CPUs unwind one
+ * after the other, for longer than this in all), is in user code that
+ * reaches no pld call. Short enough that a launch whose
  * peers timed out still returns within the wait timeout + 1 s, long enough
  * for 64 ranks on 2 loaded cores (or sanitizer builds) to unwind. */
 #define PLD__STUCK_GRACE_MS 500

@@ -4,8 +4,9 @@
  * worker stopped with SIGSTOP.
  *
  * The rule under test: once a launch has failed (a wait timed out, a kernel
- * error, a dead worker), ranks still inside the kernel get 500 ms to leave;
- * then the process transport kills and replaces them and the thread
+ * error, a dead worker), ranks still inside the kernel get 500 ms to leave,
+ * counted again from each rank that leaves meanwhile; then the process
+ * transport kills and replaces them and the thread
  * transport gives up on them and marks the world unusable. A launch that
  * has not failed is never cut short.
  *
@@ -236,6 +237,47 @@ Test(hang, thread_busy_rank_after_a_failure_is_waited_for, .timeout = 60)
     TU_ASSERT_STATUS(pld_window_buffer_reset(w, a->sig.buf), PLD_OK);
     TU_LAUNCH_OK(w, k_barrier, a);
     pld_world_finalize(w);
+}
+
+/* rank 0 fails at once (a wait on a cell outside the signal); rank r > 0
+ * is in user code for r x busy_ms, then returns */
+static void k_fail_then_unwind_slowly(pld_ctx *c, void *p)
+{
+    hang_args *a = p;
+    if (pld_rank(c) == 0)
+        pld_wait(c, a->sig, PLD_IDX(pld_nranks(c), 0), 1, PLD_WAIT_GE);
+    else
+        tu_sleep_ms(pld_rank(c) * a->busy_ms);
+}
+
+/* Ranks that leave one after the other, each within the grace period of
+ * the one before but the last long after the failure (as thousands of
+ * ranks on two CPUs do), are all waited for: the grace period counts again
+ * from each rank that returns. */
+static void slow_unwind_case(const char *transport)
+{
+    pld_world *w = world(transport, "0-3");
+    hang_args *a = args_for(w);
+    a->busy_ms = 300; /* the last returns 900 ms after the failure */
+    double t0 = tu_now_ms();
+    pld_status st = pld_launch(w, k_fail_then_unwind_slowly, a);
+    double dt = tu_now_ms() - t0;
+    cr_assert_eq(st, PLD_ERR_BOUNDS, "%s: %s", pld_status_name(st), pld_world_error(w));
+    TU_EXPECT_STARTS(pld_world_error(w), "rank 0 (device 0): pld_wait: signal cell region [4,0]");
+    cr_expect(!tu_contains(pld_world_error(w), "did not return"), "%s", pld_world_error(w));
+    cr_expect_geq(dt, 3.0 * a->busy_ms, "the launch returned after %.0f ms", dt);
+    TU_LAUNCH_OK(w, k_barrier, a);
+    pld_world_finalize(w);
+}
+
+Test(hang, thread_ranks_unwinding_one_by_one_are_waited_for, .timeout = 60)
+{
+    slow_unwind_case("thread");
+}
+
+Test(hang, process_ranks_unwinding_one_by_one_are_waited_for, .timeout = 60)
+{
+    slow_unwind_case("process");
 }
 
 /* ---- both: a long launch that has not failed is never cut short ------------ */

@@ -255,8 +255,9 @@ static int kill_stuck(pld_world *w, uint32_t gen, char *msg, size_t size)
     }
     if (killed)
         snprintf(msg, size,
-                 "%s did not return from %s kernel within %d ms after the group failed (%s in "
-                 "user code, not in a pld call that would have left, or stopped); %s killed%s%s. "
+                 "%s did not return from %s kernel within %d ms after the group failed or "
+                 "another rank returned (%s in user code, not in a pld call that would have "
+                 "left, or stopped); %s killed%s%s. "
                  "The group failed first: ",
                  who, killed > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
                  killed > 1 ? "they were" : "it was",
@@ -411,6 +412,7 @@ static pld_status tp_proc_launch(pld_world *w)
     pld__futex_wake(&ctl->launch_gen, 1);
     int died = 0, killed = 0;
     uint64_t failed_at = 0;
+    int seen = w->nranks + 1;
     char stuck[1024] = "";
     for (;;) {
         uint32_t seq = atomic_load(&ctl->done_seq);
@@ -422,11 +424,13 @@ static pld_status tp_proc_launch(pld_world *w)
         if (left == 0)
             break;
         /* the grace period runs from the first time the host sees the
-         * failure (within REAP_MS of it) */
+         * failure (within REAP_MS of it), and again from each rank that
+         * returns meanwhile: many ranks on few CPUs unwind one by one */
         if (atomic_load_explicit(&w->sh->abort_status, memory_order_seq_cst) != 0) {
             uint64_t now = pld__now_ns();
-            if (!failed_at)
+            if (!failed_at || left < seen)
                 failed_at = now;
+            seen = left;
             if (now - failed_at >= (uint64_t)PLD__STUCK_GRACE_MS * 1000000u) {
                 killed = kill_stuck(w, gen, stuck, sizeof stuck);
                 break;

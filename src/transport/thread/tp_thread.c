@@ -5,7 +5,9 @@
  * stores.
  *
  * A launch ends when every rank has returned, or PLD__STUCK_GRACE_MS after
- * the group failed if some rank still has not: that rank is looping in user
+ * the group failed if some rank still has not, counted again from each rank
+ * that returns meanwhile (thousands of ranks on two CPUs take longer than
+ * that to unwind, one after the other): the rank left is looping in user
  * code (it never reaches a pld call, which would see the abort and leave),
  * and a thread cannot be stopped from outside. The launch then returns
  * PLD_ERR_TIMEOUT naming it and marks the world unusable (w->unusable):
@@ -207,7 +209,8 @@ static pld_status tp_thread_give_up(pld_world *w, uint32_t gen)
      * the host read abort_status: the root cause is complete here */
     return pld__world_fail(w, PLD_ERR_TIMEOUT,
                            "%s did not return from %s kernel within %d ms after the group "
-                           "failed (%s in user code, not in a pld call that would have "
+                           "failed or another rank returned (%s in user code, not in a pld "
+                           "call that would have "
                            "left); a thread cannot be killed, so this world is now unusable "
                            "and every further call on it fails. The group failed first: %s",
                            who, nstuck > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
@@ -223,17 +226,20 @@ static pld_status tp_thread_launch(pld_world *w)
     uint32_t gen = atomic_fetch_add_explicit(&s->launch_gen, 1, memory_order_release) + 1;
     pld__futex_wake(&s->launch_gen, 0);
     uint64_t failed_at = 0;
+    uint32_t seen = (uint32_t)w->nranks + 1;
     for (;;) {
         /* read the bell before the conditions: a ring after this read makes
          * the futex wait return at once */
         uint32_t bell = atomic_load_explicit(&s->host_bell, memory_order_seq_cst);
-        if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0)
+        uint32_t pending = atomic_load_explicit(&s->pending, memory_order_acquire);
+        if (pending == 0)
             return PLD_OK;
         int64_t sleep_ns = -1;
         if (atomic_load_explicit(&w->sh->abort_status, memory_order_seq_cst) != 0) {
             uint64_t now = pld__now_ns();
-            if (!failed_at)
+            if (!failed_at || pending < seen) /* the failure, or a rank that left since */
                 failed_at = now;
+            seen = pending;
             uint64_t end = failed_at + (uint64_t)PLD__STUCK_GRACE_MS * 1000000u;
             if (now >= end)
                 return tp_thread_give_up(w, gen);
