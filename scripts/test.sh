@@ -49,8 +49,10 @@ twins+='|^(reuse|agree)\..*\.process\.|^(coll|tools|moe|ir_svg)\..*\.process$'
 # The long schedule-explorer runs (thousands of seeds) are the release
 # build's; the sanitizer builds explore the tutorial steps only. The
 # protocol model (spin, label model) checks no pld code: once is enough.
+# The 4096-rank run (label scale) is the release build's: a sanitizer
+# multiplies each thread's cost.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run build-asan address -LE "explore_long|model|docs" -E "$twins"
+    run build-asan address -LE "explore_long|model|docs|scale" -E "$twins"
 # Criterion's runner cannot start under ThreadSanitizer (its shared arena
 # collides with TSan's memory layout), so the TSan build runs the plain-C
 # programs: the stress program and every tutorial example. TSan covers the
@@ -59,7 +61,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 # TSan would see every access ordered by it (label explore).
 # The packaging and Python checks are the release build's too.
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PLD_SOME_TARGETS=1 \
-    run build-tsan thread -LE "unit|coll|mpi|explore|model|docs|packaging|python" -E "$twins"
+    run build-tsan thread -LE "unit|coll|mpi|explore|model|docs|packaging|python|scale" -E "$twins"
 # MPI is optional: without it the library, the tool and what these tests run
 # build, and say clearly that the mpi transport is not there.
 PLD_CMAKE_EXTRA=-DPLD_WITH_MPI=OFF PLD_SOME_TARGETS=1 run build-nompi "" \

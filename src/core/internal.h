@@ -156,20 +156,21 @@ typedef struct pld__ll_inbox {
 } pld__ll_inbox;
 
 typedef struct pld__world_shared {
-    int32_t nranks, cores;          /* agents: nranks x cores, after rank[] */
-    _Atomic int32_t abort_status;   /* 0 while healthy; root-cause status once aborted */
-    _Atomic int32_t err_claimed;    /* first failing rank claims the message slot */
-    _Atomic int32_t live;           /* ranks of the launch not yet finished */
-    _Atomic uint64_t notify_epoch;  /* bumped by every notify: deadlock checks need it */
-    _Atomic int32_t deadlock_claim; /* one rank writes the deadlock report */
-    int32_t agree_win;              /* agreement check's window id, -1 when off */
-    int32_t hazard_win;             /* hazard lints' cell table window id, -1 when off */
-    pld__ll_inbox ll;               /* the world's one-round inboxes (coll/ll.c) */
-    _Atomic int32_t ll_used;        /* a one-round call ran since the flags were cleared */
-    pld_tune tune;                  /* the cost model's parameters (src/tune/) */
-    int32_t sync_form;              /* PLD_SYNC (pld_sync_form; coll/sync.c) */
-    int32_t tree_fanout;            /* PLD_TREE_FANOUT (0: auto, pld__sync_fanout) */
-    uint32_t launch_seq;            /* launches so far (host-written before each) */
+    int32_t nranks, cores;           /* agents: nranks x cores, after rank[] */
+    _Atomic int32_t abort_status;    /* 0 while healthy; root-cause status once aborted */
+    _Atomic int32_t err_claimed;     /* first failing rank claims the message slot */
+    _Atomic int32_t live;            /* ranks of the launch not yet finished */
+    _Atomic uint64_t notify_epoch;   /* bumped by every notify: deadlock checks need it */
+    _Atomic int32_t deadlock_claim;  /* one rank writes the deadlock report */
+    _Atomic uint64_t detect_next_ns; /* no deadlock check starts before (prim/wait.c) */
+    int32_t agree_win;               /* agreement check's window id, -1 when off */
+    int32_t hazard_win;              /* hazard lints' cell table window id, -1 when off */
+    pld__ll_inbox ll;                /* the world's one-round inboxes (coll/ll.c) */
+    _Atomic int32_t ll_used;         /* a one-round call ran since the flags were cleared */
+    pld_tune tune;                   /* the cost model's parameters (src/tune/) */
+    int32_t sync_form;               /* PLD_SYNC (pld_sync_form; coll/sync.c) */
+    int32_t tree_fanout;             /* PLD_TREE_FANOUT (0: auto, pld__sync_fanout) */
+    uint32_t launch_seq;             /* launches so far (host-written before each) */
     char errmsg[PLD__ERRMSG_MAX];
     pld__rank_shared rank[]; /* nranks entries */
 } pld__world_shared;

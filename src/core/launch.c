@@ -149,6 +149,7 @@ static pld_status run_launch(pld_world *w, pld_kernel kernel, void *arg)
     atomic_store(&sh->abort_status, 0);
     atomic_store(&sh->err_claimed, 0);
     atomic_store(&sh->deadlock_claim, 0);
+    atomic_store(&sh->detect_next_ns, 0);
     atomic_store(&sh->live, count);
     sh->launch_seq++; /* published to the ranks by the transport's launch */
     sh->errmsg[0] = '\0';

@@ -32,8 +32,10 @@
  *          register as a sleeper (sleep_prepare), mark the agent BLOCKED,
  *          re-check the cell and the abort status, sleep, unregister.
  *          A transport that wakes (PLD__TP_CAP_WAKE) sleeps in slices of
- *          SLEEP_SLICE_NS, after each quiet one of which the deadlock
- *          detector runs (PLD__TP_CAP_DEADLOCK); one that cannot wake keeps
+ *          SLEEP_SLICE_NS (longer in worlds of more than SLICE_RANKS), after
+ *          each quiet one of which the deadlock detector runs
+ *          (PLD__TP_CAP_DEADLOCK) unless another sleeper ran it in the
+ *          last half slice; one that cannot wake keeps
  *          yielding for YIELD_WINDOW_NS from the start of the wait, then
  *          naps from NAP_FIRST_NS, doubling up to NAP_MAX_NS.
  * Every phase ends the wait on the group's abort (PLD_ERR_PEER), a peer
@@ -58,8 +60,14 @@
 #include "prim/wait.h"
 
 /* Waking transports: how often a sleeper looks at deadline and deadlock
- * (detection is promised within 200 ms). */
+ * (detection is promised within 200 ms), up to SLICE_RANKS ranks; beyond,
+ * the slice grows with the world (sleep_slice_ns), and the detector runs
+ * at most once per half slice in the whole world (detect_turn): every
+ * check reads every rank's state, and thousands of sleepers each checking
+ * every slice took all the CPUs from the ranks they waited for (P = 4096:
+ * a barrier in which rank 0 released 2102 ranks in 60 s). */
 #define SLEEP_SLICE_NS 50000000ull
+#define SLICE_RANKS 256
 /* Transports without a wake-up: yield this long, then nap, growing. */
 #define YIELD_WINDOW_NS 2000000ull
 #define NAP_FIRST_NS 1000ull
@@ -158,6 +166,24 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* The sleep slice of a world of nranks ranks: SLEEP_SLICE_NS up to
+ * SLICE_RANKS, in proportion beyond (200 ms at 1024, 800 ms at 4096), so
+ * that the world's sleepers wake about as often in all as SLICE_RANKS do. */
+static uint64_t sleep_slice_ns(int nranks)
+{
+    return nranks > SLICE_RANKS ? SLEEP_SLICE_NS * (uint64_t)nranks / SLICE_RANKS : SLEEP_SLICE_NS;
+}
+
+/* 1 when this sleeper takes the world's next deadlock check: none started
+ * in the last half slice. A deadlock leaves every rank asleep, so some
+ * sleeper's next quiet slice finds the turn free. */
+static int detect_turn(pld__world_shared *sh, uint64_t now, uint64_t slice)
+{
+    uint64_t next = atomic_load_explicit(&sh->detect_next_ns, memory_order_relaxed);
+    return now >= next &&
+           atomic_compare_exchange_strong(&sh->detect_next_ns, &next, now + slice / 2);
+}
+
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
 {
     /* under the schedule explorer's serial mode nothing spins or sleeps:
@@ -233,7 +259,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
 
     /* ---- sleep ---------------------------------------------------------- */
     int wakes = (tp->caps & PLD__TP_CAP_WAKE) != 0;
-    uint64_t nap = NAP_FIRST_NS;
+    uint64_t nap = NAP_FIRST_NS, slice = sleep_slice_ns(c->sh->nranks);
     pld__wait_publish(c, wd);
     for (;;) {
         uint64_t now = pld__now_ns();
@@ -245,7 +271,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
         int quiet = 0; /* a whole slice passed without a wake-up */
         if (!done && !aborted) {
             if (wakes) {
-                quiet = tp->sleep(c, ticket, min_u64(SLEEP_SLICE_NS, left));
+                quiet = tp->sleep(c, ticket, min_u64(slice, left));
             } else if (now - start < YIELD_WINDOW_NS) {
                 sched_yield();
             } else {
@@ -266,7 +292,7 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
             return PLD_ERR_PEER;
         if (pld__agree_differs(c))
             return PLD_ERR_ARG;
-        if (quiet && see) {
+        if (quiet && see && detect_turn(c->sh, pld__now_ns(), slice)) {
             /* Re-enter the blocked state for the check: the detector only
              * declares a deadlock when this agent is counted as blocked. */
             atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
