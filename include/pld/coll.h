@@ -85,14 +85,15 @@ typedef enum pld_broadcast_mode {
 PLD_API void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int root,
                                 pld_broadcast_mode mode);
 
-/** Allgather (push): local [1,S] (plain tensor, not inside target), target
- * [P,S]: row s of target = rank s's local, on every rank. */
+/** Allgather: local [1,S] (plain tensor, not inside target), target
+ * [P,S]: row s of target = rank s's local, on every rank (PLD_AG_AUTO). */
 PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dtensor signal);
 /** The algorithm of pld_allgather_with. */
 typedef enum pld_allgather_mode {
     PLD_AG_AUTO = 0,    /**< what pld_allgather does: one round through pld's own
                             inboxes when a row fits pld_world_ll_bytes, else
-                            PLD_AG_PUSH */
+                            PLD_AG_PUSH or PLD_AG_DOUBLING, whichever the cost
+                            model (pld/tune.h) predicts faster */
     PLD_AG_PUSH = 1,    /**< every rank puts its row into every rank's target, then
                             one credit round: P-1 puts per rank */
     PLD_AG_DOUBLING = 2 /**< recursive doubling: in step k a rank forwards the 2^k

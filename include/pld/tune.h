@@ -141,6 +141,22 @@ PLD_API int pld_tune_rs_ag_owner_rounds(int nranks, size_t bytes);
 PLD_API pld_allreduce_mode
 pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes, size_t elt_size,
                         size_t ub_bytes, double predicted_us[PLD_TUNE_ALLREDUCE_PREDICTIONS]);
+/** How many predictions pld_tune_allgather_auto writes: the push's and
+ * recursive doubling's, in that order. */
+#define PLD_TUNE_ALLGATHER_PREDICTIONS 2
+/** The allgather algorithm PLD_AG_AUTO takes above the one-round size for
+ * rows of row_bytes on nranks ranks: PLD_AG_PUSH or PLD_AG_DOUBLING,
+ * whichever is predicted faster; a tie keeps the push. Both move the same
+ * bytes and end in one round. The push makes P transfers per rank;
+ * recursive doubling about 2 ceil(log2 P) (a put per step, two where its
+ * rows wrap past the last rank) and waits in a chain of ceil(log2 P) steps
+ * with one partner each (pld_tune_chain_us). It wins where a transfer costs
+ * more than a step of the chain: between machines, not where ranks share
+ * CPUs. predicted_us[0..PLD_TUNE_ALLGATHER_PREDICTIONS-1], when not NULL,
+ * receives the predictions of the push and of recursive doubling. */
+PLD_API pld_allgather_mode
+pld_tune_allgather_auto(const pld_tune *t, int nranks, size_t row_bytes,
+                        double predicted_us[PLD_TUNE_ALLGATHER_PREDICTIONS]);
 /** How many chunks each rank sends in Bruck's all-to-all (PLD_A2A_BRUCK)
  * on nranks ranks: in step k (k = 0 .. ceil(log2 P) - 1) the chunks whose
  * index in [0, P) has bit k set; (P/2) log2 P for a power of two. It

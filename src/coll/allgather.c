@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Allgather, push form (PLD_AG_PUSH, and PLD_AG_AUTO above the one-round
- * size); recursive doubling is allgather_doubling.c.
+ * size unless the cost model predicts recursive doubling faster);
+ * recursive doubling is allgather_doubling.c.
  *
  * local [1,S] on every rank, target window [P,S]: afterwards row s of target
  * holds rank s's local on every rank.
@@ -66,14 +67,15 @@ void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dt
                     mode == PLD_AG_AUTO ? "" : pld__allgather_mode_name(mode));
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor l2 = pld__tensor_2d(local, 1, s);
-    if (mode == PLD_AG_DOUBLING) {
-        pld__allgather_doubling(c, api, t2, l2, signal);
-        pld__coll_leave(c, signal);
-        return;
-    }
     int late = PLD__MUTANT(push_after_barrier);
     if (!late && mode == PLD_AG_AUTO &&
         pld__ll_allgather(c, api, t2, l2, 0)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
+    if (mode == PLD_AG_DOUBLING ||
+        (!late && mode == PLD_AG_AUTO && pld__allgather_auto_pick(c, t2) == PLD_AG_DOUBLING)) {
+        pld__allgather_doubling(c, api, t2, l2, signal);
         pld__coll_leave(c, signal);
         return;
     }
@@ -113,6 +115,25 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     pld__credit_barrier(c, signal, 0, 1);
     pld__credit_epilogue(c, signal, 0, 1);
     pld__coll_leave(c, signal);
+}
+
+/* Above the one-round size PLD_AG_AUTO asks the cost model (src/tune/)
+ * with the world's measured parameters: the push makes P transfers,
+ * recursive doubling about 2 ceil(log2 P) and a chain of ceil(log2 P)
+ * steps; the bytes and the round are the same. Every input is the same on
+ * every rank, so every rank chooses alike. */
+pld_allgather_mode pld__allgather_auto_pick(pld_ctx *c, pld_dtensor t2)
+{
+    size_t row = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
+    double pred[PLD_TUNE_ALLGATHER_PREDICTIONS];
+    pld_allgather_mode m = pld_tune_allgather_auto(&c->w->sh->tune, c->nranks, row, pred);
+    int k = m == PLD_AG_DOUBLING ? 1 : 0;
+    pld__note(c,
+              "auto: %s (predicted %.1f us; push %.1f us, doubling %.1f us; %zu B rows, %d ranks)",
+              pld__allgather_mode_name(m), pred[k], pred[0], pred[1], row, c->nranks);
+    /* the trace keeps the name, not a copy: a literal */
+    pld__trace_choice(c, k ? "auto: doubling" : "auto: push", pred[k]);
+    return m;
 }
 
 const char *pld__allgather_mode_name(int32_t mode)

@@ -109,6 +109,10 @@ const char *pld__broadcast_mode_name(int32_t mode);
 void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2,
                              pld_dtensor signal);
 const char *pld__allgather_mode_name(int32_t mode);
+/* What PLD_AG_AUTO takes above the one-round size: PLD_AG_PUSH or
+ * PLD_AG_DOUBLING, as the cost model predicts faster (says which in the
+ * listing and the trace). */
+pld_allgather_mode pld__allgather_auto_pick(pld_ctx *c, pld_dtensor t2);
 
 /* The all-to-all by Bruck's algorithm (all_to_all_bruck.c), after
  * pld__coll_enter: t2 the target [P, S], in2 the input [P, S]; "auto" /

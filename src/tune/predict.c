@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The cost model's predictions (pld/tune.h) and the allreduce and
- * all-to-all choices of PLD_AUTO above the one-round size. */
+/* The cost model's predictions (pld/tune.h) and the allreduce, allgather
+ * and all-to-all choices of PLD_AUTO above the one-round size. */
 #include <math.h>
 
 #include "core/internal.h"
@@ -169,6 +169,30 @@ pld_allreduce_mode pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t
     /* at P = 2 Rabenseifner is rs_ag by another road (the same bytes, two
      * steps of two ranks for two of the rounds): a tie, up to rounding */
     return rab < best * (1 - 1e-9) ? PLD_RABENSEIFNER : pick;
+}
+
+pld_allgather_mode pld_tune_allgather_auto(const pld_tune *t, int nranks, size_t row_bytes,
+                                           double predicted_us[PLD_TUNE_ALLGATHER_PREDICTIONS])
+{
+    double p = nranks, row = (double)row_bytes, ws = p * p * row;
+    int steps = pld__ceil_log2(nranks);
+    /* the same rows either way: P-1 into peers' targets, one staged */
+    double bytes = pld_tune_predict_us(t, nranks, 1, p * row, 0, 0, ws);
+    /* push: a put per rank, its own row included */
+    double push = bytes + pld_tune_transfers_us(t, nranks, p);
+    /* doubling: a put per step, two where the rows wrap past the last rank
+     * (rank P-1 wraps in every step after the first), the own row staged,
+     * and a chain of three links per step: a step waits for one flag, but
+     * measured on two CPUs a step took 2.6-2.9 links (pld_tune_chain_us)
+     * at P = 1024-4096: the partner sends it only once woken for its own
+     * previous step, and the rank sleeps until then */
+    double doubling = bytes + pld_tune_chain_us(t, nranks, 3 * steps) +
+                      pld_tune_transfers_us(t, nranks, 2 * steps + 1);
+    if (predicted_us) {
+        predicted_us[0] = push;
+        predicted_us[1] = doubling;
+    }
+    return nranks > 1 && doubling < push * (1 - 1e-9) ? PLD_AG_DOUBLING : PLD_AG_PUSH;
 }
 
 int64_t pld_tune_bruck_chunks(int nranks)

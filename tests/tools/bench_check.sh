@@ -34,7 +34,7 @@ grep -q '^# Out of bounds values : 0 OK$' "$out" || die "no '# Out of bounds val
 grep -q '^# Avg bus bandwidth    : [0-9.e+-]* $' "$out" || die "no '# Avg bus bandwidth' line"
 grep -q '^#  *size  *count  *type  *redop  *root  *time  *algbw  *busbw  *#wrong  *time  *algbw  *busbw  *#wrong  *%peak' "$out" ||
     die "no nccl-tests header"
-[ "$(grep -c '^pld,allgather,push,.*,out$' "$out.csv")" = 14 ] || die "CSV out-of-place rows missing"
+[ "$(grep -c '^pld,allgather,auto,.*,out$' "$out.csv")" = 14 ] || die "CSV out-of-place rows missing"
 [ "$(grep -c '^pld,allgather,inplace,.*,in$' "$out.csv")" = 14 ] || die "CSV in-place rows missing"
 
 # every collective, odd P, checked

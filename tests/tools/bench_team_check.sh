@@ -44,7 +44,7 @@ cat "$out"
 rows_ok "allgather x=2" 14 2
 grep -q '^# team x=2: .* 2 groups, .*: 2 of T=2$' "$out" || die "allgather x=2: no team line"
 grep -q '^# groups (world ranks): {0,1} {2,3}$' "$out" || die "allgather x=2: groups not listed"
-[ "$(grep -c '^pld,allgather,push,[a-z]*,2,.*,x=2,2,out$' "$out.csv")" = 14 ] ||
+[ "$(grep -c '^pld,allgather,auto,[a-z]*,2,.*,x=2,2,out$' "$out.csv")" = 14 ] ||
     die "allgather x=2: CSV rows without P = T = 2 and the team columns"
 
 # allreduce in the columns {0,2} {1,3}

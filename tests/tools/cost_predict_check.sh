@@ -24,6 +24,11 @@
 #     Bruck for small chunks at P = 8 and 12 and the push for large ones,
 #     and the counters of measured calls equal the card of the pick; with
 #     CHEAP_STEPS it keeps the push (Bruck's round costs the push's).
+#  6. allgather: the push's and recursive doubling's rows are the times
+#     the library's choice weighs (pld_tune_allgather_auto), worked out by
+#     hand at P = 5; with COSTLY_TRANSFERS auto picks doubling at P = 8
+#     and 12 whatever the row size (the bytes are the same), and the
+#     counters of measured calls equal the card of the pick.
 set -u
 pld=$1
 cheap=$2
@@ -135,6 +140,34 @@ PLD_TUNE_FILE=$costly "$pld" bench all_to_all -d 0-11 -b 8 -e 4M -f 8 -n 1 -w 0 
     >"$tmp/out" 2>&1 || die "costly transfers, pld bench all_to_all P=12: exit status $?"
 grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$tmp/out" ||
     die "costly transfers, pld bench all_to_all P=12: $(grep 'total #wrong' "$tmp/out")"
+
+# 6. allgather, P = 5, 640 B (rows of 128 B), the same parameters: both
+#    one round of 7 us and 5 rows (0.64 us) x 2.5; the push 5 transfers
+#    x 2.5; doubling 3 steps of three links of 7 us each (the chain
+#    column shows the steps) and 2 x 3 + 1 = 7 transfers x 2.5
+got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted doubling allgather -d 0-4 -s 640)
+expect "doubling P=5 640 B" "$got" "$(awk 'BEGIN { print 7 + 2.5 * 0.64 + 9 * 7 + 2.5 * 7 }')"
+got=$(PLD_TUNE_FILE="$tmp/copy.txt" predicted push allgather -d 0-4 -s 640)
+expect "allgather push P=5 640 B" "$got" "$(awk 'BEGIN { print 7 + 2.5 * 0.64 + 2.5 * 5 }')"
+grep -Eq '^ push \(auto.s pick\) +1 +0 .*<- this call$' "$tmp/out" ||
+    die "allgather P=5 640 B: auto's pick is not the push: $(grep "this call" "$tmp/out")"
+grep -Eq '^ doubling +1 +3 ' "$tmp/out" || die "P=5: doubling's row has not 1 round and a chain of 3"
+for p in 8 12; do
+    for row in 256 1048576; do
+        PLD_TUNE_FILE=$costly "$pld" cost allgather -d 0-$((p - 1)) -s $((p * row)) --predict \
+            --measure >"$tmp/out" 2>&1 || die "costly transfers, allgather P=$p: exit status $?"
+        grep -q '^ doubling (auto.s pick) .*<- this call$' "$tmp/out" ||
+            die "costly transfers, allgather P=$p, $row B rows: auto does not pick doubling: $(grep "this call" "$tmp/out")"
+        grep -q "^# auto's pick: doubling " "$tmp/out" ||
+            die "costly transfers, allgather P=$p: no auto's pick line"
+        grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
+            die "costly transfers, allgather P=$p: counters differ from doubling's card"
+    done
+done
+PLD_TUNE_FILE=$costly "$pld" bench allgather -d 0-11 -b 8 -e 4M -f 8 -n 1 -w 0 --warmup-ms 0 \
+    >"$tmp/out" 2>&1 || die "costly transfers, pld bench allgather P=12: exit status $?"
+grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$tmp/out" ||
+    die "costly transfers, pld bench allgather P=12: $(grep 'total #wrong' "$tmp/out")"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

@@ -488,3 +488,86 @@ Test(tune, auto_runs_bruck_where_it_is_predicted_faster)
     TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B chunks, 12 ranks)");
     pld_world_finalize(w);
 }
+
+/* The push and recursive doubling move the same rows and end in the same
+ * round; the push makes P transfers, doubling a put per step (two where
+ * its rows wrap), its own row staged and a chain of three links per step.
+ * Where transfers are dear (costly_transfers.txt) doubling wins from
+ * P = 8 (7 transfers and 9 links against 8 transfers), not at 9 (9 and 12
+ * against 9); where they are cheap beside a step, the push; on this
+ * machine's kind (4 CPUs) the push up to a few thousand ranks. */
+Test(tune, the_allgather_choice_follows_the_predictions)
+{
+    pld_tune dear, cheap;
+    char path[512];
+    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
+    cr_assert_eq(pld_tune_load(path, &dear), PLD_OK, "%s", pld_last_error());
+    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
+    cr_assert_eq(pld_tune_load(path, &cheap), PLD_OK, "%s", pld_last_error());
+    double pred[PLD_TUNE_ALLGATHER_PREDICTIONS], row = 1024, ws = 144 * row;
+    cr_expect_eq(pld_tune_allgather_auto(&dear, 12, 1024, pred), PLD_AG_DOUBLING);
+    /* P = 12: a round of 12 (1 + 0.1 x 10 us), 12 rows, 12 transfers */
+    double bytes = pld_tune_predict_us(&dear, 1, 0, 12 * row, 0, 0, ws);
+    cr_expect_float_eq(pred[0], 2 + bytes + 12 * 20.0, 1e-6);
+    /* the same, 4 steps (12 links of 1 us) and 9 transfers */
+    cr_expect_float_eq(pred[1], 2 + bytes + 12 + 9 * 20.0, 1e-6);
+    cr_expect_eq(pld_tune_allgather_auto(&dear, 8, 1024, NULL), PLD_AG_DOUBLING);
+    cr_expect_eq(pld_tune_allgather_auto(&dear, 9, 1024, NULL), PLD_AG_PUSH);
+    cr_expect_eq(pld_tune_allgather_auto(&dear, 7, 1024, NULL), PLD_AG_PUSH);
+    cr_expect_eq(pld_tune_allgather_auto(&dear, 1, 1024, NULL), PLD_AG_PUSH);
+    for (int p = 10; p <= 4096; p = p * 3 / 2)
+        cr_expect_eq(pld_tune_allgather_auto(&dear, p, 1024, NULL), PLD_AG_DOUBLING, "P = %d", p);
+    for (int p = 2; p <= 64; p++)
+        cr_expect_eq(pld_tune_allgather_auto(&cheap, p, 1024, NULL), PLD_AG_PUSH, "P = %d", p);
+    for (int p = 2; p <= 2048; p *= 2)
+        for (size_t r = 4; r <= 65536; r *= 16)
+            cr_expect_eq(pld_tune_allgather_auto(&sample, p, r, NULL), PLD_AG_PUSH,
+                         "P = %d, %zu B rows", p, r);
+}
+
+typedef struct ag_args {
+    pld_dtensor tgt, sig;
+} ag_args;
+
+/* Rank-keyed rows through the auto allgather, every element checked. */
+static void allgather_auto_checked(pld_ctx *c, void *p)
+{
+    ag_args *a = p;
+    int me = pld_rank(c), np = pld_nranks(c);
+    int64_t s = a->tgt.shape[1];
+    float mine[256]; /* a kernel's stack: a tensor on every transport */
+    KCHECK(c, s <= 256, "rows of %lld do not fit", (long long)s);
+    for (int64_t j = 0; j < s; j++)
+        mine[j] = (float)(me * 1000 + j % 1000);
+    pld_allgather(c, pld_tensor_make(mine, PLD_FP32, 2, PLD_IDX(1, s)), a->tgt, a->sig);
+    const float *t = pld_local(c, a->tgt).data;
+    for (int src = 0; src < np; src++)
+        for (int64_t j = 0; j < s; j++)
+            KCHECK(c, t[src * s + j] == (float)(src * 1000 + j % 1000),
+                   "rank %d row %d element %lld: %g", me, src, (long long)j,
+                   (double)t[src * s + j]);
+}
+
+/* PLD_AG_AUTO runs what the model picks: with dear transfers, recursive
+ * doubling at P = 12 (a partial last step), right to the last element,
+ * and the listing and the trace say so. */
+Test(tune, auto_runs_doubling_where_it_is_predicted_faster)
+{
+    char path[512];
+    const char *trace = temp_path("trace.json");
+    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {
+        .devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0, .trace_path = trace};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
+                 .sig = tu_signal(w, "sig", 1)};
+    TU_LAUNCH_OK(w, allgather_auto_checked, &a);
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: doubling (predicted ");
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B rows, 12 ranks)");
+    pld_world_finalize(w);
+    char *json = tu_slurp(trace, "trace");
+    TU_EXPECT_CONTAINS(json, "\"name\":\"auto: doubling\"");
+    free(json);
+}

@@ -39,15 +39,13 @@ bench_mode bench_mode_resolve(bench_coll c, bench_mode m)
 {
     switch (c) {
     case BENCH_ALLGATHER:
-        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH
-               : m == BENCH_MODE_INPLACE                       ? BENCH_MODE_INPLACE
-               : m == BENCH_MODE_DOUBLING                      ? BENCH_MODE_DOUBLING
-                                                               : BENCH_NMODE;
-    case BENCH_ALL_TO_ALL: /* the default is pld_all_to_all's: auto */
-        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_AUTO ? BENCH_MODE_AUTO
-               : m == BENCH_MODE_PUSH                          ? BENCH_MODE_PUSH
-               : m == BENCH_MODE_BRUCK                         ? BENCH_MODE_BRUCK
-                                                               : BENCH_NMODE;
+    case BENCH_ALL_TO_ALL: /* the default is pld_allgather's, pld_all_to_all's: auto */
+        return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_AUTO    ? BENCH_MODE_AUTO
+               : m == BENCH_MODE_PUSH                             ? BENCH_MODE_PUSH
+               : c == BENCH_ALLGATHER && m == BENCH_MODE_INPLACE  ? BENCH_MODE_INPLACE
+               : c == BENCH_ALLGATHER && m == BENCH_MODE_DOUBLING ? BENCH_MODE_DOUBLING
+               : c == BENCH_ALL_TO_ALL && m == BENCH_MODE_BRUCK   ? BENCH_MODE_BRUCK
+                                                                  : BENCH_NMODE;
     case BENCH_ALL_TO_ALL_V:
         return m == BENCH_MODE_DEFAULT || m == BENCH_MODE_PUSH ? BENCH_MODE_PUSH : BENCH_NMODE;
     case BENCH_BROADCAST:
@@ -74,7 +72,7 @@ const char *bench_mode_choices(bench_coll c)
 {
     switch (c) {
     case BENCH_ALLGATHER:
-        return "push|inplace|doubling";
+        return "auto|push|inplace|doubling";
     case BENCH_ALL_TO_ALL:
         return "auto|push|bruck";
     case BENCH_ALL_TO_ALL_V:
@@ -138,6 +136,13 @@ bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes
                                                                                  : BENCH_MODE_PUSH;
 }
 
+bench_mode bench_allgather_pick(const pld_tune *tune, int p, size_t row_bytes)
+{
+    return pld_tune_allgather_auto(tune, p, row_bytes, NULL) == PLD_AG_DOUBLING
+               ? BENCH_MODE_DOUBLING
+               : BENCH_MODE_PUSH;
+}
+
 int bench_chain(bench_coll c, bench_mode mode, int p, int one_round)
 {
     if ((c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL && !one_round) ||
@@ -191,9 +196,9 @@ int bench_card_ll_need(bench_coll c, bench_mode mode, const bench_shape *sh, siz
 {
     uint64_t row = (uint64_t)sh->cols * elt, n = (uint64_t)sh->bytes;
     switch (c) {
-    case BENCH_ALLGATHER: /* recursive doubling never takes the one-round path */
+    case BENCH_ALLGATHER: /* the forced push and doubling never take the one-round path */
         *per_peer = row;
-        return mode != BENCH_MODE_DOUBLING;
+        return mode == BENCH_MODE_AUTO || mode == BENCH_MODE_INPLACE;
     case BENCH_ALL_TO_ALL: /* the forced algorithms never take the one-round path */
         *per_peer = row;
         return mode == BENCH_MODE_AUTO;
@@ -295,6 +300,11 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.to_peers = (P - 1) * row;
         k.self = mode == BENCH_MODE_INPLACE ? 0 : row;
         k.rounds = 1;
+        /* recursive doubling moves the same rows, with a flag per step;
+         * auto above the one-round size: the cost model's pick */
+        k.doubling = mode == BENCH_MODE_DOUBLING ||
+                     (mode == BENCH_MODE_AUTO &&
+                      bench_allgather_pick(tune, p, (size_t)row) == BENCH_MODE_DOUBLING);
         break;
     case BENCH_ALL_TO_ALL: /* auto above the one-round size: the cost model's pick */
         if (mode == BENCH_MODE_BRUCK ||
@@ -452,7 +462,7 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
             k->notifies += 2 * (uint64_t)bench_bruck_steps(p);
             k->waits += 2 * (uint64_t)bench_bruck_steps(p);
         }
-        if (c == BENCH_ALLGATHER && mode == BENCH_MODE_DOUBLING) { /* a flag per step */
+        if (k->doubling) { /* a flag per step */
             k->notifies += (uint64_t)bench_binomial_depth(p);
             k->waits += (uint64_t)bench_binomial_depth(p);
         }
@@ -537,6 +547,10 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                : mode == BENCH_MODE_DOUBLING
                    ? "doubling: (P-1)/P*N to peers in ceil(log2 P) puts, N/P self; a chain of "
                      "ceil(log2 P) flags, then 1 round"
+               : mode == BENCH_MODE_AUTO
+                   ? "auto: (P-1)/P*N to peers, N/P self, 1 round, in P-1 puts (push) or in "
+                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever the "
+                     "cost model predicts faster"
                    : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL:
         return mode == BENCH_MODE_BRUCK

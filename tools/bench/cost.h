@@ -13,17 +13,17 @@
 #include "sweep.h"
 
 typedef enum bench_mode {
-    BENCH_MODE_DEFAULT,  /* the collective's own default */
-    BENCH_MODE_PUSH,     /* allgather, all_to_all (PLD_A2A_PUSH), all_to_all_v */
-    BENCH_MODE_INPLACE,  /* allgather with this rank's row already in place */
-    BENCH_MODE_PULL,     /* broadcast, reduce_scatter */
-    BENCH_MODE_MESH,     /* allreduce */
-    BENCH_MODE_RING,     /* allreduce */
-    BENCH_MODE_AUTO,     /* allreduce (PLD_AUTO), all_to_all (PLD_A2A_AUTO): one round when small,
-                            else the cost model's pick */
-    BENCH_MODE_RS_AG,    /* allreduce: reduce-scatter then allgather, as a mesh */
-    BENCH_MODE_BINOMIAL, /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
-    BENCH_MODE_DOUBLING, /* allgather: recursive doubling (PLD_AG_DOUBLING) */
+    BENCH_MODE_DEFAULT,      /* the collective's own default */
+    BENCH_MODE_PUSH,         /* allgather (PLD_AG_PUSH), all_to_all (PLD_A2A_PUSH), all_to_all_v */
+    BENCH_MODE_INPLACE,      /* allgather with this rank's row already in place */
+    BENCH_MODE_PULL,         /* broadcast, reduce_scatter */
+    BENCH_MODE_MESH,         /* allreduce */
+    BENCH_MODE_RING,         /* allreduce */
+    BENCH_MODE_AUTO,         /* allreduce (PLD_AUTO), allgather (PLD_AG_AUTO), all_to_all
+                                (PLD_A2A_AUTO): one round when small, else the cost model's pick */
+    BENCH_MODE_RS_AG,        /* allreduce: reduce-scatter then allgather, as a mesh */
+    BENCH_MODE_BINOMIAL,     /* broadcast: down a binomial tree (PLD_BCAST_BINOMIAL) */
+    BENCH_MODE_DOUBLING,     /* allgather: recursive doubling (PLD_AG_DOUBLING) */
     BENCH_MODE_RABENSEIFNER, /* allreduce: recursive halving, then doubling (PLD_RABENSEIFNER) */
     BENCH_MODE_BRUCK,        /* all_to_all: Bruck's algorithm (PLD_A2A_BRUCK) */
     BENCH_NMODE
@@ -58,6 +58,8 @@ typedef struct bench_card {
                             steps bench_card_sync counts */
     int bruck;           /* 1: Bruck's all-to-all (forced or auto's pick): no round, a
                             ready and a data flag per step */
+    int doubling;        /* 1: the doubling allgather (forced or auto's pick): a flag
+                            per step beside its round */
 } bench_card;
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX
@@ -118,6 +120,10 @@ int64_t bench_bruck_step_chunks(int p, int k);
  * for chunks of chunk_bytes on p ranks (pld_tune_all_to_all_auto, the
  * library's own choice): BENCH_MODE_PUSH or BENCH_MODE_BRUCK. */
 bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes);
+/* The allgather algorithm PLD_AG_AUTO takes above the one-round size for
+ * rows of row_bytes on p ranks (pld_tune_allgather_auto, the library's own
+ * choice): BENCH_MODE_PUSH or BENCH_MODE_DOUBLING. */
+bench_mode bench_allgather_pick(const pld_tune *tune, int p, size_t row_bytes);
 /* The chain of one-partner waits an algorithm adds to its rounds: the
  * binomial broadcast's levels (not on the one-round path) and the doubling
  * allgather's steps, ceil(log2 p); the Rabenseifner allreduce's 2 log2 Q

@@ -35,7 +35,7 @@ static int usage(FILE *out)
             "  -d, --device LIST   devices = ranks (default 0,1): P is their number\n"
             "  -p, --platform P    a2a3sim (default) | a5sim (sets the UB size: mesh chunks)\n"
             "      --dtype T       fp32 (default) ...\n"
-            "      --mode M        allgather push|inplace|doubling, allreduce\n"
+            "      --mode M        allgather auto|push|inplace|doubling, allreduce\n"
             "                      auto|mesh|ring|rs_ag|rabenseifner,\n"
             "                      broadcast pull|binomial, all_to_all auto|push|bruck\n"
             "  -o, --op OP         sum (default) | max | min | prod, for --measure\n"
@@ -204,6 +204,34 @@ static void predict_all_to_all(bench_mode mode, int p, const bench_shape *sh, si
                  ub, 0, t, cards, us[1]);
 }
 
+/* --predict for allgather: the one-round path, then the push and recursive
+ * doubling at the times pld_tune_allgather_auto predicts (their transfers
+ * included), so that the pick marked here is the one the library makes;
+ * the in-place form has no choice. */
+static void predict_allgather(bench_mode mode, int p, const bench_shape *sh, size_t esz, size_t ub,
+                              int one, int has_ll, const pld_tune *t, bench_card *cards)
+{
+    double us[PLD_TUNE_ALLGATHER_PREDICTIONS];
+    int dbl = pld_tune_allgather_auto(t, p, (size_t)sh->cols * esz, us) == PLD_AG_DOUBLING;
+    int autom = mode == BENCH_MODE_AUTO, picked = autom && !one;
+    bench_coll c = BENCH_ALLGATHER;
+    if (mode == BENCH_MODE_INPLACE) {
+        if (has_ll)
+            predict_line("one round", one, c, mode, p, 0, sh, esz, ub, 1, t, cards, -1);
+        predict_line("credit rounds", !one, c, mode, p, 0, sh, esz, ub, 0, t, cards, -1);
+        return;
+    }
+    if (has_ll)
+        predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, 0, sh, esz, ub, 1, t,
+                     cards, -1);
+    predict_line(picked && !dbl ? "push (auto's pick)" : "push",
+                 mode == BENCH_MODE_PUSH || (picked && !dbl), c, BENCH_MODE_PUSH, p, 0, sh, esz, ub,
+                 0, t, cards, us[0]);
+    predict_line(picked && dbl ? "doubling (auto's pick)" : "doubling",
+                 mode == BENCH_MODE_DOUBLING || (picked && dbl), c, BENCH_MODE_DOUBLING, p, 0, sh,
+                 esz, ub, 0, t, cards, us[1]);
+}
+
 /* --predict: every algorithm of the collective, and its one-round path
  * where it has one, with the one the call takes marked. */
 static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_shape *sh,
@@ -218,6 +246,10 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
            "predicted us");
     if (c == BENCH_ALL_TO_ALL) {
         predict_all_to_all(mode, p, sh, esz, ub, one, has_ll, t, cards);
+        return;
+    }
+    if (c == BENCH_ALLGATHER) {
+        predict_allgather(mode, p, sh, esz, ub, one, has_ll, t, cards);
         return;
     }
     if (c != BENCH_ALLREDUCE) {
@@ -263,7 +295,7 @@ static int proj_algs(bench_coll c, proj_alg a[PROJ_ALGS])
         a[0] = (proj_alg){"push", BENCH_MODE_PUSH, 0};
         a[1] = (proj_alg){"inplace", BENCH_MODE_INPLACE, 0};
         a[2] = (proj_alg){"doubling", BENCH_MODE_DOUBLING, 0};
-        a[3] = (proj_alg){"push/one_round", BENCH_MODE_PUSH, 1};
+        a[3] = (proj_alg){"push/one_round", BENCH_MODE_AUTO, 1}; /* only auto takes it */
         a[4] = (proj_alg){"inplace/one_round", BENCH_MODE_INPLACE, 1};
         return 5;
     case BENCH_BROADCAST:
@@ -424,16 +456,21 @@ usage:
     return CLI_EXIT_USAGE;
 }
 
-/* all_to_all auto above the one-round size: the algorithm the library
- * takes (pld_tune_all_to_all_auto with the world's parameters), whose card
- * the table shows. */
-static void a2a_pick_line(const pld_tune *t, int p, size_t chunk)
+/* all_to_all and allgather auto above the one-round size: the algorithm
+ * the library takes (pld_tune_all_to_all_auto, pld_tune_allgather_auto
+ * with the world's parameters), whose card the table shows. */
+static void pick_line(bench_coll c, const pld_tune *t, int p, size_t row)
 {
-    double us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
-    int bruck = pld_tune_all_to_all_auto(t, p, chunk, us) == PLD_A2A_BRUCK;
-    printf("# auto's pick: %s (predicted %.2f us; push %.2f us, bruck %.2f us; %zu B chunks): "
+    _Static_assert(PLD_TUNE_ALL_TO_ALL_PREDICTIONS == 2 && PLD_TUNE_ALLGATHER_PREDICTIONS == 2,
+                   "the push's prediction, then the other algorithm's");
+    double us[2];
+    int other = c == BENCH_ALL_TO_ALL ? pld_tune_all_to_all_auto(t, p, row, us) == PLD_A2A_BRUCK
+                                      : pld_tune_allgather_auto(t, p, row, us) == PLD_AG_DOUBLING;
+    const char *name = c == BENCH_ALL_TO_ALL ? "bruck" : "doubling";
+    printf("# auto's pick: %s (predicted %.2f us; push %.2f us, %s %.2f us; %zu B %s): "
            "the card below is its\n",
-           bruck ? "bruck" : "push", us[bruck], us[0], us[1], chunk);
+           other ? name : "push", us[other], us[0], name, us[1], row,
+           c == BENCH_ALL_TO_ALL ? "chunks" : "rows");
 }
 
 int cost_main(int argc, char **argv)
@@ -478,8 +515,9 @@ int cost_main(int argc, char **argv)
     printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
     pld_tune tune;
     pld_world_tune(w, &tune);
-    if (o.coll == BENCH_ALL_TO_ALL && mode == BENCH_MODE_AUTO && !one)
-        a2a_pick_line(&tune, p, (size_t)sh.cols * esz);
+    if ((o.coll == BENCH_ALL_TO_ALL || o.coll == BENCH_ALLGATHER) && mode == BENCH_MODE_AUTO &&
+        !one)
+        pick_line(o.coll, &tune, p, (size_t)sh.cols * esz);
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
     if (!cards) {

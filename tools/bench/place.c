@@ -10,14 +10,13 @@ void bench_places(bench_coll c, bench_mode req, bench_mode modes[2])
     modes[BENCH_OUT_OF_PLACE] = modes[BENCH_IN_PLACE] = BENCH_NMODE;
     switch (c) {
     case BENCH_ALLGATHER:
-        if (m == BENCH_MODE_DOUBLING) { /* out of place only */
+        if (m == BENCH_MODE_DOUBLING || m == BENCH_MODE_PUSH) { /* forced: out of place only */
             modes[BENCH_OUT_OF_PLACE] = m;
             break;
         }
-        if (req != BENCH_MODE_INPLACE)
-            modes[BENCH_OUT_OF_PLACE] = BENCH_MODE_PUSH;
-        if (req != BENCH_MODE_PUSH)
-            modes[BENCH_IN_PLACE] = BENCH_MODE_INPLACE;
+        if (m != BENCH_MODE_INPLACE) /* auto, and the in-place form beside it */
+            modes[BENCH_OUT_OF_PLACE] = BENCH_MODE_AUTO;
+        modes[BENCH_IN_PLACE] = BENCH_MODE_INPLACE;
         break;
     case BENCH_BARRIER:
     case BENCH_ALL_TO_ALL:

@@ -95,6 +95,8 @@ static void call(pld_ctx *c, const bench_arg *a, const kbufs *b)
             pld_allgather_inplace(c, g->data, g->sig);
         else if (a->spec.mode == BENCH_MODE_DOUBLING)
             pld_allgather_with(c, b->in, g->data, g->sig, PLD_AG_DOUBLING);
+        else if (a->spec.mode == BENCH_MODE_PUSH)
+            pld_allgather_with(c, b->in, g->data, g->sig, PLD_AG_PUSH);
         else
             pld_allgather(c, b->in, g->data, g->sig);
         break;
