@@ -109,7 +109,9 @@ typedef enum pld_allgather_mode {
 PLD_API void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target,
                                 pld_dtensor signal, pld_allgather_mode mode);
 /** In-place allgather (MPI_IN_PLACE): this rank's row is already staged in
- * row `me` of target; the self copy is skipped. */
+ * row `me` of target; the self copy is skipped. The algorithm is chosen as
+ * PLD_AG_AUTO's: one round when small, else the push or recursive
+ * doubling. */
 PLD_API void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal);
 
 /** Reduce-scatter: data [P,S], every rank staged all rows; afterwards row

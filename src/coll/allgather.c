@@ -75,7 +75,7 @@ void pld_allgather_with(pld_ctx *c, pld_tensor local, pld_dtensor target, pld_dt
     }
     if (mode == PLD_AG_DOUBLING ||
         (!late && mode == PLD_AG_AUTO && pld__allgather_auto_pick(c, t2) == PLD_AG_DOUBLING)) {
-        pld__allgather_doubling(c, api, t2, l2, signal);
+        pld__allgather_doubling(c, api, t2, &l2, signal);
         pld__coll_leave(c, signal);
         return;
     }
@@ -107,6 +107,11 @@ void pld_allgather_inplace(pld_ctx *c, pld_dtensor target, pld_dtensor signal)
     pld_dtensor t2 = pld__dtensor_2d(target, c->nranks, s);
     pld_tensor mine = pld__tensor_2d(pld_local(c, target), c->nranks, s);
     if (pld__ll_allgather(c, api, t2, mine, 1)) { /* small: one round (ll.h) */
+        pld__coll_leave(c, signal);
+        return;
+    }
+    if (pld__allgather_auto_pick(c, t2) == PLD_AG_DOUBLING) { /* as pld_allgather's auto */
+        pld__allgather_doubling(c, api, t2, NULL, signal);
         pld__coll_leave(c, signal);
         return;
     }

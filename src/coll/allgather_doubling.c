@@ -42,13 +42,15 @@ static void put_wrapped(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor 
         pld__coll_put_rows(c, api, t2, peer, 0, mine, 0, n - head);
 }
 
-void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2,
+void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, const pld_tensor *l2,
                              pld_dtensor signal)
 {
     int p = c->nranks, me = c->rank;
     pld_tensor mine = pld__tensor_2d(pld_local(c, t2), p, t2.shape[1]);
-    /* my own row, staged where the steps forward it from */
-    pld__coll_put_rows(c, api, t2, me, me, l2, 0, 1);
+    /* my own row, staged where the steps forward it from (in place: it is
+     * there already) */
+    if (l2)
+        pld__coll_put_rows(c, api, t2, me, me, *l2, 0, 1);
     pld_dtensor lines;
     int64_t row;
     if (pld__ll_count_line(c, &lines, &row)) { /* two ranks or more */

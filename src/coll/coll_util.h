@@ -104,9 +104,10 @@ void pld__broadcast_binomial(pld_ctx *c, const char *api, pld_dtensor data, pld_
 const char *pld__broadcast_mode_name(int32_t mode);
 
 /* The allgather by recursive doubling (allgather_doubling.c), after
- * pld__coll_enter: t2 the target [P, S], l2 the local row [1, S]; and
+ * pld__coll_enter: t2 the target [P, S], l2 the local row [1, S] (NULL:
+ * in place, the row already in row `me` of the target); and
  * "auto" / "push" / "doubling" ("?" for any other value). */
-void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, pld_tensor l2,
+void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, const pld_tensor *l2,
                              pld_dtensor signal);
 const char *pld__allgather_mode_name(int32_t mode);
 /* What PLD_AG_AUTO takes above the one-round size: PLD_AG_PUSH or

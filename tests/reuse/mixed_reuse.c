@@ -17,7 +17,8 @@
  *     and every rank scribbles over its copy once the call returns; and
  *     the allgather out of place (auto, recursive doubling, the push),
  *     in calls numbered 3 mod 4 right after an unread doubling allgather
- *     into the same target; and the all_to_all (auto, Bruck's algorithm,
+ *     into the same target (in place it chooses as auto does: doubling
+ *     under dear transfers); and the all_to_all (auto, Bruck's algorithm,
  *     the push), in odd-numbered calls and in every push turn right
  *     after another all_to_all into the same target: before a Bruck turn
  *     a Bruck call or a push, its rows checked first (a Bruck call writes

@@ -27,8 +27,8 @@
 #  6. allgather: the push's and recursive doubling's rows are the times
 #     the library's choice weighs (pld_tune_allgather_auto), worked out by
 #     hand at P = 5; with COSTLY_TRANSFERS auto picks doubling at P = 8
-#     and 12 whatever the row size (the bytes are the same), and the
-#     counters of measured calls equal the card of the pick.
+#     and 12 whatever the row size (the bytes are the same), in place too,
+#     and the counters of measured calls equal the card of the pick.
 set -u
 pld=$1
 cheap=$2
@@ -163,6 +163,13 @@ for p in 8 12; do
         grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
             die "costly transfers, allgather P=$p: counters differ from doubling's card"
     done
+    # in place: the same choice, its own card (no self copy)
+    PLD_TUNE_FILE=$costly "$pld" cost allgather --mode inplace -d 0-$((p - 1)) -s $((p * 256)) \
+        --predict --measure >"$tmp/out" 2>&1 || die "costly transfers, inplace P=$p: exit status $?"
+    grep -q '^ doubling (pick) .*<- this call$' "$tmp/out" ||
+        die "costly transfers, inplace P=$p: doubling is not the pick: $(grep "this call" "$tmp/out")"
+    grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
+        die "costly transfers, inplace P=$p: counters differ from the card"
 done
 PLD_TUNE_FILE=$costly "$pld" bench allgather -d 0-11 -b 8 -e 4M -f 8 -n 1 -w 0 --warmup-ms 0 \
     >"$tmp/out" 2>&1 || die "costly transfers, pld bench allgather P=12: exit status $?"

@@ -571,3 +571,39 @@ Test(tune, auto_runs_doubling_where_it_is_predicted_faster)
     TU_EXPECT_CONTAINS(json, "\"name\":\"auto: doubling\"");
     free(json);
 }
+
+/* The in-place allgather: rank-keyed rows staged in place, every element
+ * checked. */
+static void allgather_inplace_checked(pld_ctx *c, void *p)
+{
+    ag_args *a = p;
+    int me = pld_rank(c), np = pld_nranks(c);
+    int64_t s = a->tgt.shape[1];
+    float *t = pld_local(c, a->tgt).data;
+    for (int64_t j = 0; j < s; j++)
+        t[me * s + j] = (float)(me * 1000 + j % 1000);
+    pld_allgather_inplace(c, a->tgt, a->sig);
+    for (int src = 0; src < np; src++)
+        for (int64_t j = 0; j < s; j++)
+            KCHECK(c, t[src * s + j] == (float)(src * 1000 + j % 1000),
+                   "rank %d row %d element %lld: %g", me, src, (long long)j,
+                   (double)t[src * s + j]);
+}
+
+/* pld_allgather_inplace chooses as PLD_AG_AUTO does: with dear transfers,
+ * recursive doubling at P = 12, its own row forwarded from where it lies. */
+Test(tune, the_inplace_allgather_runs_doubling_where_it_is_predicted_faster)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {.devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
+                 .sig = tu_signal(w, "sig", 1)};
+    TU_LAUNCH_OK(w, allgather_inplace_checked, &a);
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "call pld_allgather_inplace(tgt, sig)");
+    TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: doubling (predicted ");
+    pld_world_finalize(w);
+}

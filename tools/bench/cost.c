@@ -301,9 +301,10 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.self = mode == BENCH_MODE_INPLACE ? 0 : row;
         k.rounds = 1;
         /* recursive doubling moves the same rows, with a flag per step;
-         * auto above the one-round size: the cost model's pick */
+         * auto and the in-place form above the one-round size: the cost
+         * model's pick */
         k.doubling = mode == BENCH_MODE_DOUBLING ||
-                     (mode == BENCH_MODE_AUTO &&
+                     ((mode == BENCH_MODE_AUTO || mode == BENCH_MODE_INPLACE) &&
                       bench_allgather_pick(tune, p, (size_t)row) == BENCH_MODE_DOUBLING);
         break;
     case BENCH_ALL_TO_ALL: /* auto above the one-round size: the cost model's pick */
@@ -543,7 +544,10 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                      "rounds and a chain of ceil(log2 P) flags"
                    : "pull: N from the root on every non-root, 0 on the root; 2 full rounds";
     case BENCH_ALLGATHER:
-        return mode == BENCH_MODE_INPLACE ? "(P-1)/P*N to peers, no self copy; 1 round"
+        return mode == BENCH_MODE_INPLACE
+                   ? "inplace: (P-1)/P*N to peers, no self copy, 1 round, in P-1 puts (push) or in "
+                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever the "
+                     "cost model predicts faster"
                : mode == BENCH_MODE_DOUBLING
                    ? "doubling: (P-1)/P*N to peers in ceil(log2 P) puts, N/P self; a chain of "
                      "ceil(log2 P) flags, then 1 round"

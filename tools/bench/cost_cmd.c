@@ -206,30 +206,29 @@ static void predict_all_to_all(bench_mode mode, int p, const bench_shape *sh, si
 
 /* --predict for allgather: the one-round path, then the push and recursive
  * doubling at the times pld_tune_allgather_auto predicts (their transfers
- * included), so that the pick marked here is the one the library makes;
- * the in-place form has no choice. */
+ * included), so that the pick marked here is the one the library makes.
+ * The in-place form chooses as auto does; its rows show its own card (no
+ * self copy) beside the same predictions. */
 static void predict_allgather(bench_mode mode, int p, const bench_shape *sh, size_t esz, size_t ub,
                               int one, int has_ll, const pld_tune *t, bench_card *cards)
 {
     double us[PLD_TUNE_ALLGATHER_PREDICTIONS];
     int dbl = pld_tune_allgather_auto(t, p, (size_t)sh->cols * esz, us) == PLD_AG_DOUBLING;
-    int autom = mode == BENCH_MODE_AUTO, picked = autom && !one;
+    int inplace = mode == BENCH_MODE_INPLACE;
+    int autom = mode == BENCH_MODE_AUTO || inplace, picked = autom && !one;
     bench_coll c = BENCH_ALLGATHER;
-    if (mode == BENCH_MODE_INPLACE) {
-        if (has_ll)
-            predict_line("one round", one, c, mode, p, 0, sh, esz, ub, 1, t, cards, -1);
-        predict_line("credit rounds", !one, c, mode, p, 0, sh, esz, ub, 0, t, cards, -1);
-        return;
-    }
+    bench_mode push = inplace ? mode : BENCH_MODE_PUSH,
+               doubling = inplace ? mode : BENCH_MODE_DOUBLING;
     if (has_ll)
-        predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, 0, sh, esz, ub, 1, t,
-                     cards, -1);
-    predict_line(picked && !dbl ? "push (auto's pick)" : "push",
-                 mode == BENCH_MODE_PUSH || (picked && !dbl), c, BENCH_MODE_PUSH, p, 0, sh, esz, ub,
-                 0, t, cards, us[0]);
-    predict_line(picked && dbl ? "doubling (auto's pick)" : "doubling",
-                 mode == BENCH_MODE_DOUBLING || (picked && dbl), c, BENCH_MODE_DOUBLING, p, 0, sh,
-                 esz, ub, 0, t, cards, us[1]);
+        predict_line(inplace ? "one round (in place)" : "one round (auto)", autom && one, c,
+                     inplace ? mode : BENCH_MODE_AUTO, p, 0, sh, esz, ub, 1, t, cards, -1);
+    predict_line(picked && !dbl ? (inplace ? "push (pick)" : "push (auto's pick)") : "push",
+                 mode == BENCH_MODE_PUSH || (picked && !dbl), c, push, p, 0, sh, esz, ub, 0, t,
+                 cards, us[0]);
+    predict_line(picked && dbl ? (inplace ? "doubling (pick)" : "doubling (auto's pick)")
+                               : "doubling",
+                 mode == BENCH_MODE_DOUBLING || (picked && dbl), c, doubling, p, 0, sh, esz, ub, 0,
+                 t, cards, us[1]);
 }
 
 /* --predict: every algorithm of the collective, and its one-round path
@@ -515,8 +514,8 @@ int cost_main(int argc, char **argv)
     printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
     pld_tune tune;
     pld_world_tune(w, &tune);
-    if ((o.coll == BENCH_ALL_TO_ALL || o.coll == BENCH_ALLGATHER) && mode == BENCH_MODE_AUTO &&
-        !one)
+    if ((o.coll == BENCH_ALL_TO_ALL || o.coll == BENCH_ALLGATHER) &&
+        (mode == BENCH_MODE_AUTO || mode == BENCH_MODE_INPLACE) && !one)
         pick_line(o.coll, &tune, p, (size_t)sh.cols * esz);
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);

@@ -442,7 +442,9 @@ static double rank_share(const proj_params *pp, bench_coll c, const proj_alg *a,
                          int fanout, int p, int rank, int root, const bench_shape *sh, size_t elt,
                          size_t ub, proj_result *r)
 {
-    static const pld_tune no_tune; /* explicit modes only: the cards never ask it */
+    /* explicit modes only; the in-place allgather asks for auto's pick, and
+     * with no parameters (every prediction 0: a tie) keeps the push */
+    static const pld_tune no_tune;
     bench_card k;
     pld_sync_info si = {0};
     bench_card_make_path(c, a->mode, p, rank, root, sh, elt, ub, a->one_round, &no_tune, &k);
