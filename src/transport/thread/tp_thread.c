@@ -47,6 +47,9 @@ typedef struct tp_thread_state {
      * to finish and by every abort, so the host learns of a failure without
      * polling (it then gives the ranks PLD__STUCK_GRACE_MS to return) */
     _Atomic uint32_t host_bell;
+    /* when a rank last returned from a failed launch (pld__now_ns): the
+     * grace period counts from it too */
+    _Atomic uint64_t returned_ns;
     _Atomic int quit;
     int started;
     int stuck; /* host-only: some rank never returned (world unusable) */
@@ -76,6 +79,8 @@ static void *tp_thread_worker(void *arg)
             break;
         seen = gen;
         pld__rank_main(w, me->rank);
+        if (atomic_load_explicit(&w->sh->abort_status, memory_order_relaxed) != 0)
+            atomic_store_explicit(&s->returned_ns, pld__now_ns(), memory_order_relaxed);
         atomic_store_explicit(&me->finished_gen, gen, memory_order_release);
         if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1)
             ring_host(s);
@@ -223,24 +228,25 @@ static pld_status tp_thread_launch(pld_world *w)
     if (s->stuck) /* pld_launch checks first; this keeps the transport safe alone */
         return pld__world_usable(w, "pld_launch");
     atomic_store_explicit(&s->pending, (uint32_t)w->nranks, memory_order_relaxed);
+    atomic_store_explicit(&s->returned_ns, 0, memory_order_relaxed);
     uint32_t gen = atomic_fetch_add_explicit(&s->launch_gen, 1, memory_order_release) + 1;
     pld__futex_wake(&s->launch_gen, 0);
     uint64_t failed_at = 0;
-    uint32_t seen = (uint32_t)w->nranks + 1;
     for (;;) {
         /* read the bell before the conditions: a ring after this read makes
          * the futex wait return at once */
         uint32_t bell = atomic_load_explicit(&s->host_bell, memory_order_seq_cst);
-        uint32_t pending = atomic_load_explicit(&s->pending, memory_order_acquire);
-        if (pending == 0)
+        if (atomic_load_explicit(&s->pending, memory_order_acquire) == 0)
             return PLD_OK;
         int64_t sleep_ns = -1;
         if (atomic_load_explicit(&w->sh->abort_status, memory_order_seq_cst) != 0) {
             uint64_t now = pld__now_ns();
-            if (!failed_at || pending < seen) /* the failure, or a rank that left since */
+            if (!failed_at)
                 failed_at = now;
-            seen = pending;
-            uint64_t end = failed_at + (uint64_t)PLD__STUCK_GRACE_MS * 1000000u;
+            /* from the failure, or from the last rank that returned since */
+            uint64_t last = atomic_load_explicit(&s->returned_ns, memory_order_relaxed);
+            uint64_t end =
+                (last > failed_at ? last : failed_at) + (uint64_t)PLD__STUCK_GRACE_MS * 1000000u;
             if (now >= end)
                 return tp_thread_give_up(w, gen);
             sleep_ns = (int64_t)(end - now);
