@@ -334,18 +334,28 @@ static void allreduce_auto(pld_ctx *c, void *p)
     pld_allreduce(c, a->data, a->sig, PLD_SUM, PLD_AUTO);
 }
 
+/* A world on `devices` deciding with the test parameter file `file`
+ * (tests/tune/), its listing on; trace: a trace file, or NULL. */
+static pld_world *world_with(const char *file, const char *devices, const char *trace)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", getenv("PLD_TUNE_TEST_DIR"), file);
+    setenv("PLD_TUNE_FILE", path, 1);
+    pld_config cfg = {.devices = devices,
+                      .transport = getenv("PLD_TEST_TRANSPORT"),
+                      .ir = 0,
+                      .trace_path = trace};
+    pld_world *w = tu_world_cfg(&cfg);
+    pld_ir_enable(w, 1);
+    return w;
+}
+
 /* The listing and the trace say what PLD_AUTO chose and what it predicted:
  * slow rounds, 2 ranks, 64 KiB -> the mesh. */
 Test(tune, the_listing_and_the_trace_say_the_choice_and_its_prediction)
 {
-    char path[512];
     const char *trace = temp_path("trace.json");
-    snprintf(path, sizeof path, "%s/slow_rounds.txt", getenv("PLD_TUNE_TEST_DIR"));
-    setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {
-        .devices = "0,1", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0, .trace_path = trace};
-    pld_world *w = tu_world_cfg(&cfg);
-    pld_ir_enable(w, 1);
+    pld_world *w = world_with("slow_rounds.txt", "0,1", trace);
     int64_t shape[1] = {16384};
     ar_args a = {.data = tu_window(w, "data", PLD_FP32, 1, shape), .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allreduce_auto, &a);
@@ -379,12 +389,7 @@ static void allreduce_auto_checked(pld_ctx *c, void *p)
  * says so. */
 Test(tune, auto_runs_rabenseifner_where_it_is_predicted_fastest)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/cheap_steps.txt", getenv("PLD_TUNE_TEST_DIR"));
-    setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {.devices = "0-4", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
-    pld_world *w = tu_world_cfg(&cfg);
-    pld_ir_enable(w, 1);
+    pld_world *w = world_with("cheap_steps.txt", "0-4", NULL);
     int64_t shape[1] = {16384};
     ar_args a = {.data = tu_window(w, "data", PLD_FP32, 1, shape), .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allreduce_auto_checked, &a);
@@ -475,12 +480,7 @@ static void all_to_all_auto_checked(pld_ctx *c, void *p)
  * and the listing says so. */
 Test(tune, auto_runs_bruck_where_it_is_predicted_faster)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
-    setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {.devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
-    pld_world *w = tu_world_cfg(&cfg);
-    pld_ir_enable(w, 1);
+    pld_world *w = world_with("costly_transfers.txt", "0-11", NULL);
     a2a_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
                   .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, all_to_all_auto_checked, &a);
@@ -553,14 +553,8 @@ static void allgather_auto_checked(pld_ctx *c, void *p)
  * and the listing and the trace say so. */
 Test(tune, auto_runs_doubling_where_it_is_predicted_faster)
 {
-    char path[512];
     const char *trace = temp_path("trace.json");
-    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
-    setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {
-        .devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0, .trace_path = trace};
-    pld_world *w = tu_world_cfg(&cfg);
-    pld_ir_enable(w, 1);
+    pld_world *w = world_with("costly_transfers.txt", "0-11", trace);
     ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
                  .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allgather_auto_checked, &a);
@@ -594,12 +588,7 @@ static void allgather_inplace_checked(pld_ctx *c, void *p)
  * recursive doubling at P = 12, its own row forwarded from where it lies. */
 Test(tune, the_inplace_allgather_runs_doubling_where_it_is_predicted_faster)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/costly_transfers.txt", getenv("PLD_TUNE_TEST_DIR"));
-    setenv("PLD_TUNE_FILE", path, 1);
-    pld_config cfg = {.devices = "0-11", .transport = getenv("PLD_TEST_TRANSPORT"), .ir = 0};
-    pld_world *w = tu_world_cfg(&cfg);
-    pld_ir_enable(w, 1);
+    pld_world *w = world_with("costly_transfers.txt", "0-11", NULL);
     ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
                  .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allgather_inplace_checked, &a);
