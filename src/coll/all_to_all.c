@@ -105,11 +105,6 @@ pld_all_to_all_mode pld__all_to_all_auto_pick(pld_ctx *c, pld_dtensor t2)
     size_t chunk = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
     pld_all_to_all_mode m = pld_tune_all_to_all_auto(&c->w->sh->tune, c->nranks, chunk, pred);
-    int k = m == PLD_A2A_BRUCK ? 1 : 0;
-    pld__note(c,
-              "auto: %s (predicted %.1f us; push %.1f us, bruck %.1f us; %zu B chunks, %d ranks)",
-              pld__all_to_all_mode_name(m), pred[k], pred[0], pred[1], chunk, c->nranks);
-    /* the trace keeps the name, not a copy: a literal */
-    pld__trace_choice(c, k ? "auto: bruck" : "auto: push", pred[k]);
+    pld__coll_note_push_or(c, m == PLD_A2A_BRUCK, "bruck", "auto: bruck", pred, chunk, "chunks");
     return m;
 }

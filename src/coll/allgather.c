@@ -132,12 +132,8 @@ pld_allgather_mode pld__allgather_auto_pick(pld_ctx *c, pld_dtensor t2)
     size_t row = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     double pred[PLD_TUNE_ALLGATHER_PREDICTIONS];
     pld_allgather_mode m = pld_tune_allgather_auto(&c->w->sh->tune, c->nranks, row, pred);
-    int k = m == PLD_AG_DOUBLING ? 1 : 0;
-    pld__note(c,
-              "auto: %s (predicted %.1f us; push %.1f us, doubling %.1f us; %zu B rows, %d ranks)",
-              pld__allgather_mode_name(m), pred[k], pred[0], pred[1], row, c->nranks);
-    /* the trace keeps the name, not a copy: a literal */
-    pld__trace_choice(c, k ? "auto: doubling" : "auto: push", pred[k]);
+    pld__coll_note_push_or(c, m == PLD_AG_DOUBLING, "doubling", "auto: doubling", pred, row,
+                           "rows");
     return m;
 }
 

@@ -242,3 +242,12 @@ void pld__coll_pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor
     }
     pld__stage_end(c, &st);
 }
+
+void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char *trace_name,
+                            const double pred[2], size_t bytes, const char *unit)
+{
+    pld__note(c, "auto: %s (predicted %.1f us; push %.1f us, %s %.1f us; %zu B %s, %d ranks)",
+              other ? name : "push", pred[other], pred[0], name, pred[1], bytes, unit, c->nranks);
+    /* the trace keeps the name, not a copy: a literal */
+    pld__trace_choice(c, other ? trace_name : "auto: push", pred[other]);
+}

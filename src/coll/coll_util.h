@@ -110,6 +110,12 @@ const char *pld__broadcast_mode_name(int32_t mode);
 void pld__allgather_doubling(pld_ctx *c, const char *api, pld_dtensor t2, const pld_tensor *l2,
                              pld_dtensor signal);
 const char *pld__allgather_mode_name(int32_t mode);
+/* Says in the listing and the trace what an auto choice between the push
+ * and one other algorithm took (other: 1 for `name`; trace_name: the
+ * literal "auto: <name>"): both predictions, pred[0] the push's, and the
+ * size of a row or chunk. */
+void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char *trace_name,
+                            const double pred[2], size_t bytes, const char *unit);
 /* What PLD_AG_AUTO takes above the one-round size: PLD_AG_PUSH or
  * PLD_AG_DOUBLING, as the cost model predicts faster (says which in the
  * listing and the trace). */

@@ -451,14 +451,15 @@ Test(tune, the_all_to_all_choice_follows_the_predictions)
                          "P = %d, %zu B chunks", p, chunk);
 }
 
-typedef struct a2a_args {
+/* A target window and a signal: the all_to_all and allgather runs. */
+typedef struct tgt_args {
     pld_dtensor tgt, sig;
-} a2a_args;
+} tgt_args;
 
 /* Rank-keyed chunks through the auto all_to_all, every element checked. */
 static void all_to_all_auto_checked(pld_ctx *c, void *p)
 {
-    a2a_args *a = p;
+    tgt_args *a = p;
     int me = pld_rank(c), np = pld_nranks(c);
     int64_t s = a->tgt.shape[1];
     float in[12 * 256]; /* a kernel's stack: a tensor on every transport */
@@ -481,7 +482,7 @@ static void all_to_all_auto_checked(pld_ctx *c, void *p)
 Test(tune, auto_runs_bruck_where_it_is_predicted_faster)
 {
     pld_world *w = world_with("costly_transfers.txt", "0-11", NULL);
-    a2a_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
+    tgt_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
                   .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, all_to_all_auto_checked, &a);
     TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: bruck (predicted ");
@@ -525,14 +526,10 @@ Test(tune, the_allgather_choice_follows_the_predictions)
                          "P = %d, %zu B rows", p, r);
 }
 
-typedef struct ag_args {
-    pld_dtensor tgt, sig;
-} ag_args;
-
 /* Rank-keyed rows through the auto allgather, every element checked. */
 static void allgather_auto_checked(pld_ctx *c, void *p)
 {
-    ag_args *a = p;
+    tgt_args *a = p;
     int me = pld_rank(c), np = pld_nranks(c);
     int64_t s = a->tgt.shape[1];
     float mine[256]; /* a kernel's stack: a tensor on every transport */
@@ -555,8 +552,8 @@ Test(tune, auto_runs_doubling_where_it_is_predicted_faster)
 {
     const char *trace = temp_path("trace.json");
     pld_world *w = world_with("costly_transfers.txt", "0-11", trace);
-    ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
-                 .sig = tu_signal(w, "sig", 1)};
+    tgt_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
+                  .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allgather_auto_checked, &a);
     TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: doubling (predicted ");
     TU_EXPECT_CONTAINS(pld_ir_text(w), "1024 B rows, 12 ranks)");
@@ -570,7 +567,7 @@ Test(tune, auto_runs_doubling_where_it_is_predicted_faster)
  * checked. */
 static void allgather_inplace_checked(pld_ctx *c, void *p)
 {
-    ag_args *a = p;
+    tgt_args *a = p;
     int me = pld_rank(c), np = pld_nranks(c);
     int64_t s = a->tgt.shape[1];
     float *t = pld_local(c, a->tgt).data;
@@ -589,8 +586,8 @@ static void allgather_inplace_checked(pld_ctx *c, void *p)
 Test(tune, the_inplace_allgather_runs_doubling_where_it_is_predicted_faster)
 {
     pld_world *w = world_with("costly_transfers.txt", "0-11", NULL);
-    ag_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
-                 .sig = tu_signal(w, "sig", 1)};
+    tgt_args a = {.tgt = tu_window(w, "tgt", PLD_FP32, 2, PLD_IDX(12, 256)),
+                  .sig = tu_signal(w, "sig", 1)};
     TU_LAUNCH_OK(w, allgather_inplace_checked, &a);
     TU_EXPECT_CONTAINS(pld_ir_text(w), "call pld_allgather_inplace(tgt, sig)");
     TU_EXPECT_CONTAINS(pld_ir_text(w), "auto: doubling (predicted ");
