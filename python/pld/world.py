@@ -213,6 +213,16 @@ class World:
         self.size = lib.pld_world_size(w)
         self.platform = _text(lib.pld_world_platform(w))
         self.transport = _text(lib.pld_world_transport(w))
+        # PLD_FIBERS runs several ranks on one thread, switching between them
+        # inside pld calls; the interpreter keeps one frame stack per thread,
+        # which the ranks' kernels would then interleave
+        fibers = os.environ.get("PLD_FIBERS", "").strip()
+        if self.transport == "thread" and fibers not in ("", "0"):
+            lib.pld_world_finalize(w)
+            raise for_status(4, f"pld.World: PLD_FIBERS={fibers} runs several ranks on one "
+                                "thread, switching between them inside pld calls, and Python "
+                                "keeps one interpreter state per thread, which their kernels "
+                                "would share; unset PLD_FIBERS (or use transport='process')")
         self._names = 0
         self._keep = []
         # the schedule explorer (PLD_SCHED, read by the library at init as

@@ -15,6 +15,7 @@
 #include "core/hooks.h"
 #include "core/internal.h"
 #include "core/team.h"
+#include "transport/thread/fiber.h"
 
 typedef struct core_group {
     pld_core_fn fn;
@@ -52,8 +53,13 @@ static void join_all(pld_ctx *c, core_group *g)
 {
     atomic_store(&c->ag->state, PLD__RS_JOINING);
     c->w->hooks->join_begin(c);
-    for (int b = 1; b <= g->started; b++)
+    for (int b = 1; b <= g->started; b++) {
+        /* a rank run as a user-level context lets the other ranks of its
+         * thread run meanwhile: the cores may wait for them */
+        while (pld__fiber_running() && atomic_load(&g->ctx[b].ag->state) != PLD__RS_DONE)
+            pld__fiber_yield(1);
         pthread_join(g->tid[b], NULL);
+    }
     atomic_store(&c->ag->state, PLD__RS_RUNNING);
     atomic_store(&c->rs->cores_active, 1);
     c->ncores = 1;

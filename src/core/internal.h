@@ -266,6 +266,8 @@ struct pld_world {
     int pin;              /* pin each rank to one CPU (core/pin.c) */
     int fork_each_launch; /* process transport: new workers for every launch */
     size_t stack_bytes;   /* rank threads' stack, thread transport (PLD_STACK_BYTES) */
+    int fibers;           /* thread transport: carrier threads running the ranks as
+                           * user-level contexts (PLD_FIBERS); 0: a thread per rank */
     unsigned check;
     int ir_print;         /* print the listing after each launch */
     _Atomic int ir_on;    /* record rank 0's operations */

@@ -20,6 +20,8 @@
  *   PLD_MAX_RANKS        count     the most devices a list may name (4096)
  *   PLD_URMA_SQ_DEPTH    count     URMA SQ depth in WQEBBs (a5sim, default 1024)
  *   PLD_STACK_BYTES      bytes     stack of rank threads (thread transport) and core threads (4M)
+ *   PLD_FIBERS           count     thread transport: run the ranks as user-level contexts on
+ *                                  this many threads (0, the default: a thread per rank)
  *   PLD_SPIN             count     spin iterations before a wait yields (auto)
  *   PLD_YIELDS           count     sched_yield rounds before it sleeps (auto)
  *   PLD_PIN              bool      pin rank r to CPU r mod n (auto: when oversubscribed)
@@ -210,6 +212,18 @@ static const pld__setting table[PLD__S_COUNT_] = {
                             .doc = "stack of each rank thread of the thread transport and of "
                                    "each extra core thread of a multi-core builtin (raised to "
                                    "the system's minimum where that is larger)"},
+    [PLD__S_FIBERS] = {.name = "PLD_FIBERS",
+                       .type = PLD__SET_COUNT,
+                       .min = 0,
+                       .max = 65536,
+                       .unit = "threads",
+                       .dflt = 0,
+                       .dflt_text = "0: a thread per rank",
+                       .doc = "thread transport: run the ranks as user-level contexts on this "
+                              "many threads (rank r on thread r mod N), switching between "
+                              "them in user space when a rank waits: for worlds of many more "
+                              "ranks than CPUs. A rank that blocks in the kernel or loops "
+                              "without calling pld holds its thread's other ranks"},
     [PLD__S_SPIN] = {.name = "PLD_SPIN",
                      .type = PLD__SET_COUNT,
                      .min = 0,

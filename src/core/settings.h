@@ -53,6 +53,7 @@ typedef enum pld__setting_id {
     PLD__S_MAX_RANKS,
     PLD__S_URMA_SQ_DEPTH,
     PLD__S_STACK_BYTES,
+    PLD__S_FIBERS,
     PLD__S_SPIN,
     PLD__S_YIELDS,
     PLD__S_PIN,

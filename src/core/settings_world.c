@@ -61,6 +61,11 @@ pld_status pld__world_settings(pld_world *w, const pld_config *cfg, int nlaunche
     /* the table's minimum is portable; some systems need more (arm64
      * glibc: 128 KiB), and below it pthread_attr_setstacksize would refuse */
     w->stack_bytes = (size_t)pld__setting_num(PLD__S_STACK_BYTES);
+    w->fibers = (int)pld__setting_num(PLD__S_FIBERS);
+    if (w->fibers > w->nranks)
+        w->fibers = w->nranks;
+    if (strcmp(w->tp->name, "thread"))
+        w->fibers = 0; /* as PLD_MPI_SHM for the others: a process is its own thread */
     long sys_min = sysconf(_SC_THREAD_STACK_MIN);
     if (sys_min > 0 && w->stack_bytes < (size_t)sys_min)
         w->stack_bytes = (size_t)sys_min;

@@ -58,6 +58,7 @@
 #include "check/explore.h"
 #include "core/team.h"
 #include "prim/wait.h"
+#include "transport/thread/fiber.h"
 
 /* Waking transports: how often a sleeper looks at deadline and deadlock
  * (detection is promised within 200 ms), up to SLICE_RANKS ranks; beyond,
@@ -184,6 +185,52 @@ static int detect_turn(pld__world_shared *sh, uint64_t now, uint64_t slice)
            atomic_compare_exchange_strong(&sh->detect_next_ns, &next, now + slice / 2);
 }
 
+/* A rank run as a user-level context (PLD_FIBERS, transport/thread/fiber.c):
+ * no spin and no sleep, each look at the cell that fails hands the carrier
+ * thread to its next rank (a spin would only delay the ranks sharing the
+ * thread; a sleep would stop them all). The rank counts as blocked for the
+ * deadlock detector from the start: until the wait ends it does nothing
+ * but look at its cell, as a sleeper does, and the detector checks the cell
+ * itself. The clock is read every CHECK_EVERY looks. */
+static pld_status fiber_wait(pld_ctx *c, const pld__wait_desc *wd, uint64_t deadline)
+{
+    pld__agent *ag = c->ag;
+    uint64_t slice = sleep_slice_ns(c->sh->nranks);
+    uint64_t next_check = pld__now_ns() + slice;
+    pld_status st = PLD_OK;
+    pld__wait_publish(c, wd);
+    atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
+    for (unsigned i = 0;; i++) {
+        pld__fiber_yield(i > 0);
+        if (cell_ok(c, wd))
+            break;
+        if (pld__aborted(c)) {
+            st = PLD_ERR_PEER;
+            break;
+        }
+        if (pld__agree_differs(c)) {
+            st = PLD_ERR_ARG;
+            break;
+        }
+        if ((i & (CHECK_EVERY - 1)) != CHECK_EVERY - 1)
+            continue;
+        uint64_t now = pld__now_ns();
+        if (now >= deadline) {
+            st = PLD_ERR_TIMEOUT;
+            break;
+        }
+        if (now >= next_check) {
+            next_check = now + slice;
+            if (detect_turn(c->sh, now, slice) && pld__deadlock_check(c->w)) {
+                st = PLD_ERR_PEER; /* the report is the group's root cause */
+                break;
+            }
+        }
+    }
+    atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
+    return st;
+}
+
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
 {
     /* under the schedule explorer's serial mode nothing spins or sleeps:
@@ -194,6 +241,8 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     pld_world *w = c->w;
     uint64_t start = pld__now_ns();
     uint64_t deadline = start + (uint64_t)w->wait_timeout_ms * 1000000u;
+    if (PLD__UNLIKELY(pld__fiber_running()))
+        return fiber_wait(c, wd, deadline);
 
     /* ---- spin ----------------------------------------------------------- */
     pld__agent *ag = c->ag;

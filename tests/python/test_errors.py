@@ -562,3 +562,16 @@ def test_finalize_after_stuck_rank_does_not_crash():
     p = subprocess.run(["/usr/bin/python3", "-c", STUCK_THEN_FINALIZE], capture_output=True,
                        text=True, timeout=60, env=env)
     assert p.returncode == 0 and p.stdout == "survived\n", (p.returncode, p.stdout, p.stderr)
+
+
+def test_fibers_are_refused_for_python_kernels(monkeypatch, make_world):
+    """PLD_FIBERS would run several ranks' Python kernels on one thread,
+    which has one interpreter state: World() refuses it on the thread
+    transport and names the way out; the process transport ignores it."""
+    monkeypatch.setenv("PLD_FIBERS", "2")
+    with pytest.raises(pld.UnsupportedError) as ei:
+        pld.World(devices="0-3", transport="thread")
+    assert "PLD_FIBERS=2" in str(ei.value) and "unset PLD_FIBERS" in str(ei.value)
+    w = make_world("0,1", "process")
+    sig = w.signal([2, 1], "sig")
+    w.launch(lambda: pld.tensor.barrier(sig))

@@ -24,13 +24,21 @@
 #include <unistd.h>
 
 #include "transport/shm/shm.h"
+#include "transport/thread/fiber.h"
 
 typedef struct tp_thread_rank {
-    pld_world *w;
-    int rank;
-    pthread_t tid;
     _Atomic uint32_t finished_gen; /* the last launch this rank returned from */
 } tp_thread_rank;
+
+/* A thread of the world: rank `index` itself, or with PLD_FIBERS the
+ * carrier of ranks index, index + nworkers, ... (fiber.c). */
+typedef struct tp_worker {
+    pld_world *w;
+    int index;
+    pthread_t tid;
+    pld__carrier *carrier; /* NULL: the thread is rank `index` */
+    uint32_t gen;          /* the launch it runs */
+} tp_worker;
 
 /* Header in front of every pld_host_alloc block: finalize frees what the
  * program did not. 64 bytes keep the user's block cache-line aligned. */
@@ -51,9 +59,11 @@ typedef struct tp_thread_state {
      * grace period counts from it too */
     _Atomic uint64_t returned_ns;
     _Atomic int quit;
+    int nworkers;
     int started;
     int stuck; /* host-only: some rank never returned (world unusable) */
     tp_thread_rank *ranks;
+    tp_worker *workers;
 } tp_thread_state;
 
 static void ring_host(tp_thread_state *s)
@@ -62,14 +72,32 @@ static void ring_host(tp_thread_state *s)
     pld__futex_wake(&s->host_bell, 0);
 }
 
+/* One rank's share of launch `gen`, and the count the host waits for. */
+static void run_rank(pld_world *w, int rank, uint32_t gen)
+{
+    tp_thread_state *s = w->tp_state;
+    pld__rank_main(w, rank);
+    if (atomic_load_explicit(&w->sh->abort_status, memory_order_relaxed) != 0)
+        atomic_store_explicit(&s->returned_ns, pld__now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&s->ranks[rank].finished_gen, gen, memory_order_release);
+    if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1)
+        ring_host(s);
+}
+
+static void carrier_rank(void *arg, int rank)
+{
+    tp_worker *me = arg;
+    run_rank(me->w, rank, me->gen);
+}
+
 static void *tp_thread_worker(void *arg)
 {
-    tp_thread_rank *me = arg;
+    tp_worker *me = arg;
     pld_world *w = me->w;
     tp_thread_state *s = w->tp_state;
     uint32_t seen = 0;
     if (w->pin)
-        pld__pin_rank(me->rank);
+        pld__pin_rank(me->index);
     for (;;) {
         uint32_t gen;
         while ((gen = atomic_load_explicit(&s->launch_gen, memory_order_acquire)) == seen &&
@@ -77,52 +105,94 @@ static void *tp_thread_worker(void *arg)
             pld__futex_wait(&s->launch_gen, seen, -1, 0);
         if (atomic_load(&s->quit))
             break;
-        seen = gen;
-        pld__rank_main(w, me->rank);
-        if (atomic_load_explicit(&w->sh->abort_status, memory_order_relaxed) != 0)
-            atomic_store_explicit(&s->returned_ns, pld__now_ns(), memory_order_relaxed);
-        atomic_store_explicit(&me->finished_gen, gen, memory_order_release);
-        if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1)
-            ring_host(s);
+        seen = me->gen = gen;
+        if (me->carrier)
+            pld__carrier_run(me->carrier, carrier_rank, me);
+        else
+            run_rank(w, me->index, gen);
     }
     return NULL;
 }
 
-/* Asks every rank thread to leave and joins it. A thread still inside the
- * kernel of the launch that declared it stuck is detached instead (joining
- * would hang); returns how many were. */
-static int tp_thread_stop(tp_thread_state *s)
+/* 1 when some rank of worker i has not returned from launch `gen`. */
+static int worker_stuck(const tp_thread_state *s, int i, uint32_t gen, int nranks)
+{
+    for (int r = i; r < nranks; r += s->nworkers)
+        if (atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) != gen)
+            return 1;
+    return 0;
+}
+
+/* Asks every worker thread to leave and joins it. A thread still inside
+ * the kernel of the launch that declared it stuck is detached instead
+ * (joining would hang); returns how many were. */
+static int tp_thread_stop(tp_thread_state *s, int nranks)
 {
     uint32_t last = atomic_load(&s->launch_gen);
     atomic_store(&s->quit, 1);
     atomic_fetch_add(&s->launch_gen, 1);
     pld__futex_wake(&s->launch_gen, 0);
     int detached = 0;
-    for (int r = 0; r < s->started; r++) {
-        if (s->stuck &&
-            atomic_load_explicit(&s->ranks[r].finished_gen, memory_order_acquire) != last) {
-            pthread_detach(s->ranks[r].tid);
+    for (int i = 0; i < s->started; i++) {
+        if (s->stuck && worker_stuck(s, i, last, nranks)) {
+            pthread_detach(s->workers[i].tid);
             detached++;
         } else {
-            pthread_join(s->ranks[r].tid, NULL);
+            pthread_join(s->workers[i].tid, NULL);
         }
     }
     return detached;
 }
 
+static void tp_thread_state_free(tp_thread_state *s)
+{
+    for (int i = 0; s->workers && i < s->nworkers; i++)
+        pld__carrier_free(s->workers[i].carrier);
+    free(s->workers);
+    free(s->ranks);
+    free(s);
+}
+
+/* The carriers of PLD_FIBERS: worker i runs ranks i, i + n, ... */
+static int make_carriers(pld_world *w, tp_thread_state *s)
+{
+    int per = (w->nranks + s->nworkers - 1) / s->nworkers;
+    int *ranks = malloc(sizeof *ranks * (size_t)per);
+    if (!ranks)
+        return -1;
+    for (int i = 0; i < s->nworkers; i++) {
+        int n = 0;
+        for (int r = i; r < w->nranks; r += s->nworkers)
+            ranks[n++] = r;
+        if (!(s->workers[i].carrier = pld__carrier_new(ranks, n, w->stack_bytes))) {
+            free(ranks);
+            return -1;
+        }
+    }
+    free(ranks);
+    return 0;
+}
+
 static pld_status tp_thread_world_init(pld_world *w)
 {
+    if (w->fibers && w->sched_mode)
+        return pld__world_fail(w, PLD_ERR_UNSUPPORTED,
+                               "the schedule explorer (PLD_SCHED) runs every rank on a thread "
+                               "of its own; unset PLD_FIBERS (%d) to explore",
+                               w->fibers);
     tp_thread_state *s = calloc(1, sizeof *s);
     if (!s)
         return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
+    s->nworkers = w->fibers ? w->fibers : w->nranks;
     s->ranks = calloc((size_t)w->nranks, sizeof *s->ranks);
+    s->workers = calloc((size_t)s->nworkers, sizeof *s->workers);
     w->sh_bytes = pld__world_shared_bytes(w->nranks, w->profile.aiv_cores);
     w->sh = aligned_alloc(PLD__CACHELINE,
                           (w->sh_bytes + PLD__CACHELINE - 1) & ~(size_t)(PLD__CACHELINE - 1));
-    if (!s->ranks || !w->sh) {
-        free(s->ranks);
+    if (!s->ranks || !s->workers || !w->sh || (w->fibers && make_carriers(w, s) != 0)) {
+        tp_thread_state_free(s);
         free(w->sh);
-        free(s);
+        w->sh = NULL;
         return pld__world_fail(w, PLD_ERR_NOMEM, "out of memory");
     }
     memset(w->sh, 0, w->sh_bytes);
@@ -134,22 +204,22 @@ static pld_status tp_thread_world_init(pld_world *w)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     /* many ranks on few cores: stacks moderate but roomy for kernels
-     * (PLD_STACK_BYTES, default 4 MiB) */
+     * (PLD_STACK_BYTES, default 4 MiB); a carrier's ranks have their own */
     pthread_attr_setstacksize(&attr, w->stack_bytes);
-    for (int r = 0; r < w->nranks; r++) {
-        s->ranks[r].w = w;
-        s->ranks[r].rank = r;
-        int rc = pthread_create(&s->ranks[r].tid, &attr, tp_thread_worker, &s->ranks[r]);
+    for (int i = 0; i < s->nworkers; i++) {
+        s->workers[i].w = w;
+        s->workers[i].index = i;
+        int rc = pthread_create(&s->workers[i].tid, &attr, tp_thread_worker, &s->workers[i]);
         if (rc != 0) {
             pthread_attr_destroy(&attr);
-            tp_thread_stop(s);
-            free(s->ranks);
+            tp_thread_stop(s, w->nranks);
+            pthread_mutex_destroy(&s->host_lock);
+            tp_thread_state_free(s);
             free(w->sh);
-            free(s);
             w->tp_state = NULL;
             w->sh = NULL;
-            return pld__world_fail(w, PLD_ERR_SYSTEM, "pthread_create for rank %d failed: %s", r,
-                                   strerror(rc));
+            return pld__world_fail(w, PLD_ERR_SYSTEM, "pthread_create for %s %d failed: %s",
+                                   w->fibers ? "carrier thread" : "rank", i, strerror(rc));
         }
         s->started++;
     }
@@ -162,13 +232,13 @@ static void tp_thread_world_fini(pld_world *w)
     tp_thread_state *s = w->tp_state;
     if (!s)
         return;
-    if (tp_thread_stop(s)) {
+    if (tp_thread_stop(s, w->nranks)) {
         /* A rank still runs its kernel: it may touch the control block, its
          * rank record, host blocks or (through the world) anything else, and
          * once it returns it decrements `pending` and reads `quit`. Leak all
-         * of it: a thread cannot be stopped, and freed memory under a live
-         * thread is worse than a leak. (Windows and host blocks were already
-         * kept by window_free and host_free.) */
+         * of it, its stack too: a thread cannot be stopped, and freed memory
+         * under a live thread is worse than a leak. (Windows and host blocks
+         * were already kept by window_free and host_free.) */
         w->tp_state = NULL;
         w->sh = NULL;
         return;
@@ -179,8 +249,7 @@ static void tp_thread_world_fini(pld_world *w)
         free(b);
     }
     pthread_mutex_destroy(&s->host_lock);
-    free(s->ranks);
-    free(s);
+    tp_thread_state_free(s);
     free(w->sh);
     w->tp_state = NULL;
     w->sh = NULL;
@@ -212,14 +281,22 @@ static pld_status tp_thread_give_up(pld_world *w, uint32_t gen)
     atomic_store_explicit(&w->unusable, 1, memory_order_release);
     /* sh->errmsg was written before abort_status was stored (seq_cst), and
      * the host read abort_status: the root cause is complete here */
+    /* with carriers, one rank looping in its own code holds every rank of
+     * its thread that had not returned: say so, or the list misleads */
+    char shared[192] = "";
+    if (w->fibers)
+        snprintf(shared, sizeof shared,
+                 "; with PLD_FIBERS=%d the ranks share a thread each (rank r on thread r mod "
+                 "%d), and one looping in its own code holds the others",
+                 w->fibers, w->fibers);
     return pld__world_fail(w, PLD_ERR_TIMEOUT,
                            "%s did not return from %s kernel within %d ms after the group "
                            "failed or another rank returned (%s in user code, not in a pld "
                            "call that would have "
-                           "left); a thread cannot be killed, so this world is now unusable "
+                           "left%s); a thread cannot be killed, so this world is now unusable "
                            "and every further call on it fails. The group failed first: %s",
                            who, nstuck > 1 ? "their" : "its", PLD__STUCK_GRACE_MS,
-                           nstuck > 1 ? "they are" : "it is", w->sh->errmsg);
+                           nstuck > 1 ? "they are" : "it is", shared, w->sh->errmsg);
 }
 
 static pld_status tp_thread_launch(pld_world *w)
