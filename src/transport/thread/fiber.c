@@ -205,6 +205,21 @@ static void fiber_main(void)
     switch_to(k, &me->uc, NULL, k->left ? next_fiber(k) : NULL);
 }
 
+/* A fresh context for f at fiber_main. Never inlined into its caller:
+ * getcontext returns twice, which no loop variable may see. */
+__attribute__((noinline)) static void fiber_start(pld__carrier *k, fiber *f)
+{
+    f->done = 0;
+    getcontext(&f->uc);
+    f->uc.uc_stack.ss_sp = stack_lo(k, f);
+    f->uc.uc_stack.ss_size = k->stack_bytes;
+    f->uc.uc_link = NULL;
+    makecontext(&f->uc, fiber_main, 0);
+#ifdef PLD__FIBER_TSAN
+    f->tsan = __tsan_create_fiber(0);
+#endif
+}
+
 void pld__carrier_run(pld__carrier *k, pld__fiber_fn fn, void *arg)
 {
     k->fn = fn;
@@ -228,18 +243,8 @@ void pld__carrier_run(pld__carrier *k, pld__fiber_fn fn, void *arg)
 #ifdef PLD__FIBER_TSAN
     k->main_tsan = __tsan_get_current_fiber();
 #endif
-    for (int i = 0; i < k->n; i++) {
-        fiber *f = &k->f[i];
-        f->done = 0;
-        getcontext(&f->uc);
-        f->uc.uc_stack.ss_sp = stack_lo(k, f);
-        f->uc.uc_stack.ss_size = k->stack_bytes;
-        f->uc.uc_link = NULL;
-        makecontext(&f->uc, fiber_main, 0);
-#ifdef PLD__FIBER_TSAN
-        f->tsan = __tsan_create_fiber(0);
-#endif
-    }
+    for (int i = 0; i < k->n; i++)
+        fiber_start(k, &k->f[i]);
     pld__carrier *outer = running;
     running = k;
     switch_to(k, &k->main, &k->main_fake, &k->f[0]);
