@@ -119,6 +119,10 @@ PLD_API int pld_world_hosts_rank(const pld_world *w, int rank);
 PLD_API int pld_rank_pid(const pld_world *w, int rank);
 PLD_API const char *pld_world_platform(const pld_world *w);  /**< "a2a3sim" or "a5sim" */
 PLD_API const char *pld_world_transport(const pld_world *w); /**< "thread", ... */
+/** The threads the thread transport runs its ranks on as user-level
+ * contexts (PLD_FIBERS; rank r on thread r mod the count), or 0 when every
+ * rank is a thread or process of its own. */
+PLD_API int pld_world_carriers(const pld_world *w);
 /** 1 if the transport `name` ("thread", "process", "mpi") is compiled into
  * this library (mpi: when CMake found MPI). Initialises nothing. */
 PLD_API int pld_transport_built(const char *name);

@@ -290,6 +290,11 @@ const char *pld_world_transport(const pld_world *w)
     return live(w) ? w->tp->name : "";
 }
 
+int pld_world_carriers(const pld_world *w)
+{
+    return live(w) ? w->fibers : 0;
+}
+
 int pld_transport_built(const char *name)
 {
     return name && pld__transport_find(name) != NULL;

@@ -60,6 +60,7 @@ Test(fibers, barrier_orders_every_rank, .timeout = 60)
 {
     /* 3 carriers of 22, 21 and 21 ranks */
     pld_world *w = fiber_world("0-63", "3");
+    cr_assert_eq(pld_world_carriers(w), 3);
     bar_args *a = bar_setup(w);
     TU_LAUNCH_OK(w, k_barrier_order, a);
     TU_LAUNCH_OK(w, k_barrier_order, a); /* the carriers run a second launch */
@@ -69,6 +70,7 @@ Test(fibers, barrier_orders_every_rank, .timeout = 60)
 Test(fibers, more_carriers_than_ranks, .timeout = 30)
 {
     pld_world *w = fiber_world("0-3", "16");
+    cr_assert_eq(pld_world_carriers(w), 4); /* one per rank */
     bar_args *a = bar_setup(w);
     TU_LAUNCH_OK(w, k_barrier_order, a);
     pld_world_finalize(w);
@@ -179,6 +181,7 @@ Test(fibers, the_process_transport_ignores_the_setting, .timeout = 30)
     setenv("PLD_FIBERS", "2", 1);
     pld_config cfg = {.devices = "0-3", .transport = "process"};
     pld_world *w = tu_world_cfg(&cfg);
+    cr_assert_eq(pld_world_carriers(w), 0);
     bar_args *a = bar_setup(w);
     TU_LAUNCH_OK(w, k_barrier_order, a);
     pld_world_finalize(w);
@@ -206,4 +209,46 @@ Test(fibers, a_bad_value_is_named, .timeout = 30)
         TU_EXPECT_CONTAINS(pld_last_error(), "PLD_FIBERS");
         TU_EXPECT_CONTAINS(pld_last_error(), bad[i]);
     }
+}
+
+typedef struct race_args {
+    pld_dtensor data, sig;
+    int barrier;
+} race_args;
+
+/* Each rank stages its row, then reads its peer's: unordered without the
+ * barrier (the seeds' missing barrier). */
+static void k_stage_and_read(pld_ctx *c, void *p)
+{
+    race_args *a = p;
+    int me = pld_rank(c);
+    pld_tile *t = pld_tile_create(c, PLD_FP32, 1, 16);
+    pld_store(c, t, pld_local(c, a->data), PLD_IDX(me, 0));
+    if (a->barrier)
+        pld_barrier(c, a->sig);
+    pld_remote_load(c, t, a->data, 1 - me, PLD_IDX(1 - me, 0));
+}
+
+/* Two ranks on one carrier run one after the other, never at once: the
+ * race checker still finds what a thread per rank could run at once. */
+Test(fibers, the_race_checker_sees_ranks_of_one_carrier, .timeout = 30)
+{
+    setenv("PLD_FIBERS", "1", 1);
+    pld_config cfg = {.devices = "0,1", .check = PLD_CHECK_RACE};
+    pld_world *w = tu_world_cfg(&cfg);
+    cr_assert_eq(pld_world_carriers(w), 1);
+    race_args *a = tu_host_alloc(w, sizeof *a);
+    a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 16));
+    a->sig = tu_signal(w, "sig", 1);
+    TU_LAUNCH_FAILS(w, k_stage_and_read, a, PLD_ERR_RACE);
+    TU_EXPECT_CONTAINS(pld_world_error(w), "no notify/wait orders them");
+    pld_world_finalize(w);
+
+    w = tu_world_cfg(&cfg);
+    a = tu_host_alloc(w, sizeof *a);
+    a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 16));
+    a->sig = tu_signal(w, "sig", 1);
+    a->barrier = 1;
+    TU_LAUNCH_OK(w, k_stage_and_read, a);
+    pld_world_finalize(w);
 }

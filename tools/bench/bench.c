@@ -392,11 +392,15 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2])
 {
     const bench_opts *o = s->o;
     bench_mode first = modes[0] != BENCH_NMODE ? modes[0] : modes[1];
-    printf("#\n# pld bench %s: %s (%s%s%s), transport %s, platform %s, P=%d (devices",
+    char carriers[64] = "";
+    if (pld_world_carriers(s->w) > 0)
+        snprintf(carriers, sizeof carriers, " (ranks on %d carrier threads, PLD_FIBERS)",
+                 pld_world_carriers(s->w));
+    printf("#\n# pld bench %s: %s (%s%s%s), transport %s%s, platform %s, P=%d (devices",
            pld_version(), bench_coll_name(c), bench_mode_name(first),
            modes[0] != BENCH_NMODE && modes[1] != BENCH_NMODE ? "/" : "",
            modes[0] != BENCH_NMODE && modes[1] != BENCH_NMODE ? bench_mode_name(modes[1]) : "",
-           pld_world_transport(s->w), pld_world_platform(s->w), s->p);
+           pld_world_transport(s->w), carriers, pld_world_platform(s->w), s->p);
     for (int r = 0; r < s->p && r < 16; r++)
         printf("%s%d", r ? "," : " ", pld_device_id(s->w, r));
     printf("%s)\n", s->p > 16 ? ",..." : "");

@@ -29,7 +29,10 @@
  * What a switch saves beyond the registers: the library's per-thread
  * current context (core/handles.c), since every rank has its own. Under
  * AddressSanitizer and ThreadSanitizer every switch is announced to them,
- * so they follow each rank's stack and order as a thread of its own. */
+ * so they follow each rank's stack. The switch synchronises for TSan (the
+ * carrier's own state and the thread's locals are shared by its ranks, one
+ * after the other): TSan finds races between ranks of different carriers
+ * only, pld's race checker (PLD_CHECK=race) between any two. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
