@@ -263,6 +263,11 @@ int pld__fiber_running(void)
     return running != NULL;
 }
 
+int pld__fiber_alone(void)
+{
+    return running && running->left == 1;
+}
+
 static void back_off(pld__carrier *k)
 {
     uint64_t now = pld__now_ns();

@@ -26,6 +26,11 @@ void pld__carrier_run(pld__carrier *k, pld__fiber_fn fn, void *arg);
 /* 1 on a thread that is running a carrier's ranks right now. */
 int pld__fiber_running(void);
 
+/* 1 when the running rank is the only one of its carrier that has not
+ * returned from this launch: it may wait as a thread does (spin, sleep),
+ * since nobody else needs the carrier until it returns. */
+int pld__fiber_alone(void);
+
 /* Hands the carrier to its next rank that has not returned. `idle`: the
  * caller's wait has not been met since its last yield. When every rank of
  * the carrier yielded idle in a row, the carrier backs off (a sched_yield,
