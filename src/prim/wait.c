@@ -191,19 +191,27 @@ static int detect_turn(pld__world_shared *sh, uint64_t now, uint64_t slice)
  * thread; a sleep would stop them all). The rank counts as blocked for the
  * deadlock detector from the start: until the wait ends it does nothing
  * but look at its cell, as a sleeper does, and the detector checks the cell
- * itself. The clock is read every CHECK_EVERY looks. */
-static pld_status fiber_wait(pld_ctx *c, const pld__wait_desc *wd, uint64_t deadline)
+ * itself. The clock is read every CHECK_EVERY looks. Returns 0 when the
+ * other ranks of the carrier have all returned meanwhile: the caller goes
+ * on waiting as a thread (see pld__wait_policy); else 1, the wait's
+ * status in *st. */
+static int fiber_wait(pld_ctx *c, const pld__wait_desc *wd, uint64_t deadline, pld_status *out)
 {
     pld__agent *ag = c->ag;
     uint64_t slice = sleep_slice_ns(c->sh->nranks);
     uint64_t next_check = pld__now_ns() + slice;
     pld_status st = PLD_OK;
+    int ended = 1;
     pld__wait_publish(c, wd);
     atomic_store_explicit(&ag->state, PLD__RS_BLOCKED, memory_order_seq_cst);
     for (unsigned i = 0;; i++) {
         pld__fiber_yield(i > 0);
         if (cell_ok(c, wd))
             break;
+        if (pld__fiber_alone()) {
+            ended = 0;
+            break;
+        }
         if (pld__aborted(c)) {
             st = PLD_ERR_PEER;
             break;
@@ -228,7 +236,8 @@ static pld_status fiber_wait(pld_ctx *c, const pld__wait_desc *wd, uint64_t dead
         }
     }
     atomic_store_explicit(&ag->state, PLD__RS_RUNNING, memory_order_seq_cst);
-    return st;
+    *out = st;
+    return ended;
 }
 
 pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
@@ -244,8 +253,10 @@ pld_status pld__wait_policy(pld_ctx *c, const pld__wait_desc *wd)
     /* a rank alone on its carrier waits as a thread: a spin meets a peer
      * on another CPU sooner than yields (P = 2 on two carriers: barrier
      * 0.49 us against 0.31 with threads) */
-    if (PLD__UNLIKELY(pld__fiber_running()) && !pld__fiber_alone())
-        return fiber_wait(c, wd, deadline);
+    pld_status fst;
+    if (PLD__UNLIKELY(pld__fiber_running()) && !pld__fiber_alone() &&
+        fiber_wait(c, wd, deadline, &fst))
+        return fst;
 
     /* ---- spin ----------------------------------------------------------- */
     pld__agent *ag = c->ag;

@@ -229,6 +229,15 @@ static void k_stage_and_read(pld_ctx *c, void *p)
     pld_remote_load(c, t, a->data, 1 - me, PLD_IDX(1 - me, 0));
 }
 
+static race_args *race_setup(pld_world *w, int barrier)
+{
+    race_args *a = tu_host_alloc(w, sizeof *a);
+    a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 16));
+    a->sig = tu_signal(w, "sig", 1);
+    a->barrier = barrier;
+    return a;
+}
+
 /* Two ranks on one carrier run one after the other, never at once: the
  * race checker still finds what a thread per rank could run at once. */
 Test(fibers, the_race_checker_sees_ranks_of_one_carrier, .timeout = 30)
@@ -237,18 +246,11 @@ Test(fibers, the_race_checker_sees_ranks_of_one_carrier, .timeout = 30)
     pld_config cfg = {.devices = "0,1", .check = PLD_CHECK_RACE};
     pld_world *w = tu_world_cfg(&cfg);
     cr_assert_eq(pld_world_carriers(w), 1);
-    race_args *a = tu_host_alloc(w, sizeof *a);
-    a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 16));
-    a->sig = tu_signal(w, "sig", 1);
-    TU_LAUNCH_FAILS(w, k_stage_and_read, a, PLD_ERR_RACE);
+    TU_LAUNCH_FAILS(w, k_stage_and_read, race_setup(w, 0), PLD_ERR_RACE);
     TU_EXPECT_CONTAINS(pld_world_error(w), "no notify/wait orders them");
     pld_world_finalize(w);
 
-    w = tu_world_cfg(&cfg);
-    a = tu_host_alloc(w, sizeof *a);
-    a->data = tu_window(w, "data", PLD_FP32, 2, PLD_IDX(2, 16));
-    a->sig = tu_signal(w, "sig", 1);
-    a->barrier = 1;
-    TU_LAUNCH_OK(w, k_stage_and_read, a);
+    w = tu_world_cfg(&cfg); /* ordered by the barrier: clean */
+    TU_LAUNCH_OK(w, k_stage_and_read, race_setup(w, 1));
     pld_world_finalize(w);
 }

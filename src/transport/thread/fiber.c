@@ -83,10 +83,10 @@ typedef struct fiber {
     unsigned char *map; /* guard page + stack */
     size_t map_bytes;
     int rank;
-    int done;
-    pld_ctx *ctx; /* the library's current context while switched out */
-    void *fake;   /* ASan: this stack's fake frames while switched out */
-    void *tsan;   /* TSan: this rank's fiber */
+    int next, prev; /* the ring of this run's fibers that have not returned */
+    pld_ctx *ctx;   /* the library's current context while switched out */
+    void *fake;     /* ASan: this stack's fake frames while switched out */
+    void *tsan;     /* TSan: this rank's fiber */
 } fiber;
 
 struct pld__carrier {
@@ -178,16 +178,12 @@ static void switch_to(pld__carrier *k, ucontext_t *from, void **from_fake, fiber
 #endif
 }
 
-/* The next fiber after the running one that has not returned (the running
- * one when it is the only one left). */
+/* Makes the next fiber of the ring the running one (the running one itself
+ * when it is the only one left). */
 static fiber *next_fiber(pld__carrier *k)
 {
-    int i = k->cur;
-    do
-        i = i + 1 == k->n ? 0 : i + 1;
-    while (k->f[i].done && i != k->cur);
-    k->cur = i;
-    return &k->f[i];
+    k->cur = k->f[k->cur].next;
+    return &k->f[k->cur];
 }
 
 static void fiber_main(void)
@@ -199,7 +195,9 @@ static void fiber_main(void)
     fiber *me = &k->f[k->cur];
     pld__set_current_ctx(NULL);
     k->fn(k->arg, me->rank);
-    me->done = 1;
+    /* out of the ring: the ranks still running never look at it again */
+    k->f[me->prev].next = me->next;
+    k->f[me->next].prev = me->prev;
     k->left--;
     k->idle = 0;
     k->idle_since = 0;
@@ -212,7 +210,6 @@ static void fiber_main(void)
  * getcontext returns twice, which no loop variable may see. */
 __attribute__((noinline)) static void fiber_start(pld__carrier *k, fiber *f)
 {
-    f->done = 0;
     getcontext(&f->uc);
     f->uc.uc_stack.ss_sp = stack_lo(k, f);
     f->uc.uc_stack.ss_size = k->stack_bytes;
@@ -246,8 +243,11 @@ void pld__carrier_run(pld__carrier *k, pld__fiber_fn fn, void *arg)
 #ifdef PLD__FIBER_TSAN
     k->main_tsan = __tsan_get_current_fiber();
 #endif
-    for (int i = 0; i < k->n; i++)
+    for (int i = 0; i < k->n; i++) {
+        k->f[i].next = i + 1 == k->n ? 0 : i + 1;
+        k->f[i].prev = i == 0 ? k->n - 1 : i - 1;
         fiber_start(k, &k->f[i]);
+    }
     pld__carrier *outer = running;
     running = k;
     switch_to(k, &k->main, &k->main_fake, &k->f[0]);
