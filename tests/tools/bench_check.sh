@@ -55,5 +55,26 @@ rc=$?
 grep -v '^#' "$out" | awk '$13 == "0"' | grep -q . && die "--inject-error: #wrong stayed 0"
 grep -q '^# Out of bounds values : 1 FAILED$' "$out" || die "--inject-error: footer not FAILED"
 
+# P = 40: each reduction's expected values come from one period of the
+# source values, scaled (more than two periods of 16 sources); a spoiled
+# element is still counted
+"$pld" bench allreduce -d 0-39 -b 4K -e 4K -o sum -c 1 -n 2 -w 0 --inject-error \
+    --transport "$transport" >"$out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || { cat "$out"; die "--inject-error P=40: exit status $rc, expected 1"; }
+grep -q '^# Out of bounds values : 1 FAILED$' "$out" || die "--inject-error P=40: footer not FAILED"
+
+# the ranks on two carrier threads (thread transport only): every
+# collective checked, the header says so
+if [ "$transport" = thread ]; then
+    PLD_FIBERS=2 "$pld" bench all -d 0-39 -b 8 -e 64K -f 64 -c 1 -n 3 -w 1 >"$out" 2>&1
+    rc=$?
+    [ "$rc" = 0 ] || { cat "$out"; die "PLD_FIBERS=2 bench all P=40: exit status $rc"; }
+    grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$out" ||
+        { cat "$out"; die "PLD_FIBERS=2 bench all P=40: wrong elements or card mismatch"; }
+    grep -q '^# pld bench .*, transport thread (ranks on 2 carrier threads, PLD_FIBERS), ' "$out" ||
+        die "PLD_FIBERS=2: the header does not name the carriers"
+fi
+
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"
