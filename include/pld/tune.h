@@ -144,13 +144,19 @@ pld_tune_allreduce_auto(const pld_tune *t, int nranks, size_t bytes, size_t elt_
 /** How many predictions pld_tune_allgather_auto writes: the push's and
  * recursive doubling's, in that order. */
 #define PLD_TUNE_ALLGATHER_PREDICTIONS 2
+/** The links of the chain pld_tune_allgather_auto counts for each step of
+ * recursive doubling: a step waits for one flag, but its partner sends it
+ * only once woken for its own previous step (2.6-2.9 links a step measured
+ * on two CPUs at P = 1024-4096). */
+#define PLD_TUNE_DOUBLING_LINKS_PER_STEP 3
 /** The allgather algorithm PLD_AG_AUTO takes above the one-round size for
  * rows of row_bytes on nranks ranks: PLD_AG_PUSH or PLD_AG_DOUBLING,
  * whichever is predicted faster; a tie keeps the push. Both move the same
  * bytes and end in one round. The push makes P transfers per rank;
  * recursive doubling about 2 ceil(log2 P) (a put per step, two where its
  * rows wrap past the last rank) and waits in a chain of ceil(log2 P) steps
- * with one partner each (pld_tune_chain_us). It wins where a transfer costs
+ * with one partner each (pld_tune_chain_us, PLD_TUNE_DOUBLING_LINKS_PER_STEP
+ * links a step). It wins where a transfer costs
  * more than a step of the chain: between machines, not where ranks share
  * CPUs. predicted_us[0..PLD_TUNE_ALLGATHER_PREDICTIONS-1], when not NULL,
  * receives the predictions of the push and of recursive doubling. */

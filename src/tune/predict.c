@@ -182,11 +182,10 @@ pld_allgather_mode pld_tune_allgather_auto(const pld_tune *t, int nranks, size_t
     double push = bytes + pld_tune_transfers_us(t, nranks, p);
     /* doubling: a put per step, two where the rows wrap past the last rank
      * (rank P-1 wraps in every step after the first), the own row staged,
-     * and a chain of three links per step: a step waits for one flag, but
-     * measured on two CPUs a step took 2.6-2.9 links (pld_tune_chain_us)
-     * at P = 1024-4096: the partner sends it only once woken for its own
-     * previous step, and the rank sleeps until then */
-    double doubling = bytes + pld_tune_chain_us(t, nranks, 3 * steps) +
+     * and a chain of PLD_TUNE_DOUBLING_LINKS_PER_STEP links per step (see
+     * there; the rank sleeps until its partner's flag) */
+    double doubling = bytes +
+                      pld_tune_chain_us(t, nranks, PLD_TUNE_DOUBLING_LINKS_PER_STEP * steps) +
                       pld_tune_transfers_us(t, nranks, 2 * steps + 1);
     if (predicted_us) {
         predicted_us[0] = push;
