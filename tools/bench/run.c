@@ -13,9 +13,11 @@
 /* What each rank reports at the end of the kernel, as 64-bit words: its
  * timed-loop time, wrong elements, warmup calls, its group's size and its
  * rank in it (the world's and its rank without a team) and byte counters.
- * Every rank stores its row into every rank's results window, so each
- * process (one per rank under mpi) can read the whole table from its own
- * rank. */
+ * Every rank stores its row into the results window of rank 0 and, where
+ * each process hosts one rank (mpi), of every rank, so that each process
+ * can read the whole table from its own rank; where this process hosts
+ * every rank, rank 0's table is the one read (P stores, not P x P: 16.7
+ * million remote stores at P = 4096). */
 enum { RES_T_NS, RES_WRONG, RES_WARM, RES_GSIZE, RES_GRANK, RES_COUNTERS };
 #define RES_WORDS (RES_COUNTERS + sizeof(pld_counters) / sizeof(uint64_t))
 
@@ -39,6 +41,7 @@ typedef struct bench_arg {
     pld_dtensor warm;    /* INT32 [1,2]: rank 0's "warmup is over" after barrier k, in cell
                             k % 2 (Set on every rank) */
     pld_dtensor results; /* INT32 [P, 2*RES_WORDS]: row q = rank q's report */
+    int report_ranks;    /* the ranks whose results window every rank fills: 1, or P */
     int32_t *group_id;   /* world rank -> its group's index (0 without a team) */
     unsigned char *in;   /* world rank r's input at in + r * in_stride */
     size_t in_stride;
@@ -356,7 +359,7 @@ static void k_bench(pld_ctx *w, void *arg)
     pld_tile *t = pld_tile_create(w, PLD_INT32, 1, 2 * (int64_t)RES_WORDS);
     memcpy(pld_tile_data(t), row, sizeof row);
     int64_t at[2] = {wme, 0};
-    for (int q = 0; q < wp; q++)
+    for (int q = 0; q < a->report_ranks; q++)
         pld_remote_store(w, t, a->results, q, at, PLD_ATOMIC_NONE);
     pld_tile_free(w, t);
     pld_barrier(w, a->wsig);
@@ -482,6 +485,10 @@ pld_status bench_runner_open(pld_world *w, const bench_spec *spec, bench_runner 
     st = pld_window(r->res_buf, PLD_INT32, 2, PLD_IDX(p, 2 * (int64_t)RES_WORDS), &a->results);
     if (st != PLD_OK)
         goto err;
+    a->report_ranks = 1; /* reports() reads the first hosted rank's table */
+    for (int q = 0; q < p; q++)
+        if (!pld_world_hosts_rank(r->w, q))
+            a->report_ranks = p;
     if (spec->coll == BENCH_ALLREDUCE && spec->mode == BENCH_MODE_RING) {
         int64_t tm = r->tmax, rows = tm > 1 ? 2 * (tm - 1) : 1;
         st = alloc(r, sizeof(int32_t) * (size_t)(rows * tm), "bench_ring_signal", &r->ring_buf);
