@@ -216,8 +216,9 @@ class World:
         # PLD_FIBERS runs several ranks on one thread, switching between them
         # inside pld calls; the interpreter keeps one frame stack per thread,
         # which the ranks' kernels would then interleave
-        fibers = os.environ.get("PLD_FIBERS", "").strip()
-        if self.transport == "thread" and fibers not in ("", "0"):
+        carriers = lib.pld_world_carriers(w)
+        if carriers > 0:
+            fibers = os.environ.get("PLD_FIBERS", "")
             lib.pld_world_finalize(w)
             raise for_status(4, f"pld.World: PLD_FIBERS={fibers} runs several ranks on one "
                                 "thread, switching between them inside pld calls, and Python "

@@ -572,6 +572,9 @@ def test_fibers_are_refused_for_python_kernels(monkeypatch, make_world):
     with pytest.raises(pld.UnsupportedError) as ei:
         pld.World(devices="0-3", transport="thread")
     assert "PLD_FIBERS=2" in str(ei.value) and "unset PLD_FIBERS" in str(ei.value)
+    monkeypatch.setenv("PLD_FIBERS", "00")  # zero: a thread per rank, accepted
+    make_world("0,1", "thread")
+    monkeypatch.setenv("PLD_FIBERS", "2")
     w = make_world("0,1", "process")
     sig = w.signal([2, 1], "sig")
     w.launch(lambda: pld.tensor.barrier(sig))
