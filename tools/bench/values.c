@@ -153,19 +153,14 @@ static double combine(pld_reduce_op op, double a, double b)
  * every other 1. */
 static double reduce_sources(const bench_vals *v, int dst, int64_t it, int64_t i)
 {
-    int period = (int)v->range;
     if (v->op == PLD_PROD)
         return 2.0;
-    if (v->p < 2 * period) {
-        double x = bench_val(v, 0, dst, it, i);
-        for (int s = 1; s < v->p; s++)
-            x = combine(v->op, x, bench_val(v, s, dst, it, i));
-        return x;
-    }
+    int period = (int)v->range, whole = v->p >= 2 * period;
+    int n = whole ? period : v->p; /* few sources: all of them */
     double x = bench_val(v, 0, dst, it, i);
-    for (int s = 1; s < period; s++)
+    for (int s = 1; s < n; s++)
         x = combine(v->op, x, bench_val(v, s, dst, it, i));
-    if (v->op != PLD_SUM)
+    if (!whole || v->op != PLD_SUM)
         return x;
     x *= (double)(v->p / period);
     for (int s = 0; s < v->p % period; s++)

@@ -109,7 +109,7 @@ struct pld__carrier {
 
 static _Thread_local pld__carrier *running;
 
-pld__carrier *pld__carrier_new(const int *ranks, int n, size_t stack_bytes)
+pld__carrier *pld__carrier_new(int first, int stride, int n, size_t stack_bytes)
 {
     long page = sysconf(_SC_PAGESIZE);
     size_t pg = page > 0 ? (size_t)page : 4096;
@@ -125,7 +125,7 @@ pld__carrier *pld__carrier_new(const int *ranks, int n, size_t stack_bytes)
     k->stack_bytes = (stack_bytes + pg - 1) & ~(pg - 1);
     for (int i = 0; i < n; i++) {
         fiber *f = &k->f[i];
-        f->rank = ranks[i];
+        f->rank = first + i * stride;
         f->map_bytes = k->stack_bytes + pg;
         /* untouched stack pages cost nothing until a rank uses them, as a
          * thread's would */
@@ -248,10 +248,9 @@ void pld__carrier_run(pld__carrier *k, pld__fiber_fn fn, void *arg)
         k->f[i].prev = i == 0 ? k->n - 1 : i - 1;
         fiber_start(k, &k->f[i]);
     }
-    pld__carrier *outer = running;
-    running = k;
+    running = k; /* a carrier thread runs one carrier, never nested */
     switch_to(k, &k->main, &k->main_fake, &k->f[0]);
-    running = outer;
+    running = NULL;
 #ifdef PLD__FIBER_TSAN
     for (int i = 0; i < k->n; i++)
         __tsan_destroy_fiber(k->f[i].tsan);

@@ -13,9 +13,9 @@ typedef struct pld__carrier pld__carrier;
 /* What a carrier runs once per rank and launch. */
 typedef void (*pld__fiber_fn)(void *arg, int rank);
 
-/* A carrier for the `n` ranks in `ranks` (copied), each with a stack of
- * `stack_bytes` behind a guard page; NULL when out of memory. */
-pld__carrier *pld__carrier_new(const int *ranks, int n, size_t stack_bytes);
+/* A carrier for the `n` ranks first, first + stride, ..., each with a
+ * stack of `stack_bytes` behind a guard page; NULL when out of memory. */
+pld__carrier *pld__carrier_new(int first, int stride, int n, size_t stack_bytes);
 void pld__carrier_free(pld__carrier *k);
 
 /* Runs fn(arg, rank) for every rank of the carrier, each on its own stack,

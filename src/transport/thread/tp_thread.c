@@ -156,20 +156,11 @@ static void tp_thread_state_free(tp_thread_state *s)
 /* The carriers of PLD_FIBERS: worker i runs ranks i, i + n, ... */
 static int make_carriers(pld_world *w, tp_thread_state *s)
 {
-    int per = (w->nranks + s->nworkers - 1) / s->nworkers;
-    int *ranks = malloc(sizeof *ranks * (size_t)per);
-    if (!ranks)
-        return -1;
-    for (int i = 0; i < s->nworkers; i++) {
-        int n = 0;
-        for (int r = i; r < w->nranks; r += s->nworkers)
-            ranks[n++] = r;
-        if (!(s->workers[i].carrier = pld__carrier_new(ranks, n, w->stack_bytes))) {
-            free(ranks);
+    int n = s->nworkers;
+    for (int i = 0; i < n; i++)
+        if (!(s->workers[i].carrier =
+                  pld__carrier_new(i, n, (w->nranks - i + n - 1) / n, w->stack_bytes)))
             return -1;
-        }
-    }
-    free(ranks);
     return 0;
 }
 
