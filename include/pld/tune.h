@@ -34,6 +34,7 @@
 #define PLD_TUNE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pld/coll.h"
 #include "pld/types.h"
@@ -184,6 +185,38 @@ PLD_API int64_t pld_tune_bruck_chunks(int nranks);
 PLD_API pld_all_to_all_mode
 pld_tune_all_to_all_auto(const pld_tune *t, int nranks, size_t chunk_bytes,
                          double predicted_us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS]);
+
+/** What a rule of a PLD_RULES file decides, and what its bytes measure. */
+typedef enum pld_rule_coll {
+    PLD_RULE_BROADCAST,  /**< pld_broadcast_mode: pull, binomial; bytes: the data */
+    PLD_RULE_ALLGATHER,  /**< pld_allgather_mode: push, doubling; bytes: one rank's row */
+    PLD_RULE_ALLREDUCE,  /**< pld_allreduce_mode: mesh, rs_ag, rabenseifner; bytes: the data */
+    PLD_RULE_ALL_TO_ALL, /**< pld_all_to_all_mode: push, bruck; bytes: one chunk */
+    PLD_RULE_SYNC,       /**< pld_sync_form of the credit rounds: full, dissemination, tree */
+    PLD_RULE_NCOLL
+} pld_rule_coll;
+
+/** The rule of the world's PLD_RULES file that decides a call of `coll` on
+ * a group of nranks ranks with `bytes` (as pld_rule_coll says; 0 for
+ * PLD_RULE_SYNC): its line number in the file (>= 1), the mode or form it
+ * picks in *choice_out; 0 when no rule matches (PLD_AUTO then asks the
+ * cost model).
+ *
+ * The file is text: a first line `pld_rules 1`, then one rule per line,
+ *
+ *     collective  ranks  bytes  choice     # a comment
+ *     broadcast   33-*   *      binomial
+ *     allreduce   13-*   0-8K   rabenseifner
+ *     sync        9-*    *      dissemination
+ *
+ * with ranks and bytes each `*`, `N`, `N-M` or `N-*` (bytes may end in K,
+ * M or G: KiB, MiB, GiB), and the first matching rule deciding. Rules
+ * decide only what PLD_AUTO would: the one-round path for small calls
+ * comes first, and a mode a call names (pld_broadcast_with, ...) or
+ * PLD_SYNC other than auto is never overridden. Every process of an mpi
+ * job decides with rank 0's file. */
+PLD_API int pld_world_rule(const pld_world *w, pld_rule_coll coll, int nranks, uint64_t bytes,
+                           int *choice_out);
 
 #ifdef __cplusplus
 }

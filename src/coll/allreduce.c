@@ -80,12 +80,16 @@ pld_allreduce_mode pld__allreduce_auto_pick(pld_ctx *c, pld_dtensor data)
     double pred[PLD_TUNE_ALLREDUCE_PREDICTIONS];
     pld_allreduce_mode m = pld_tune_allreduce_auto(&c->w->sh->tune, c->nranks, bytes, esz,
                                                    c->w->profile.ub_bytes, pred);
+    int rule, line = pld__coll_rule(c, PLD_RULE_ALLREDUCE, bytes, pld__allreduce_mode_name, &rule);
+    if (line)
+        m = (pld_allreduce_mode)rule;
     int k = m == PLD_RS_AG ? 2 : m == PLD_RABENSEIFNER ? 3 : 0;
     const char *name = pld__allreduce_mode_name(m);
-    pld__note(c,
-              "auto: %s (predicted %.1f us; mesh %.1f us, rs_ag %.1f us, rabenseifner %.1f us, "
-              "ring %.1f us; %zu B, %d ranks)",
-              name, pred[k], pred[0], pred[2], pred[3], pred[1], bytes, c->nranks);
+    if (!line)
+        pld__note(c,
+                  "auto: %s (predicted %.1f us; mesh %.1f us, rs_ag %.1f us, rabenseifner %.1f "
+                  "us, ring %.1f us; %zu B, %d ranks)",
+                  name, pred[k], pred[0], pred[2], pred[3], pred[1], bytes, c->nranks);
     /* the trace keeps the name, not a copy: a literal */
     pld__trace_choice(c,
                       k == 2   ? "auto: rs_ag"

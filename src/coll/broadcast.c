@@ -92,6 +92,16 @@ void pld_broadcast_with(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int ro
         pld__coll_leave(c, signal);
         return;
     }
+    int rule;
+    if (mode == PLD_BCAST_AUTO &&
+        pld__coll_rule(c, PLD_RULE_BROADCAST,
+                       (uint64_t)pld__dtensor_numel(data) * pld_dtype_size(data.dtype),
+                       pld__broadcast_mode_name, &rule) &&
+        rule == PLD_BCAST_BINOMIAL) {
+        pld__broadcast_binomial(c, api, data, signal, root);
+        pld__coll_leave(c, signal);
+        return;
+    }
     /* step 1: ready -- the root staged, every rank is in this call */
     pld__credit_barrier(c, signal, 0, 1);
     /* step 2: every non-root pulls the root's data (chunked through UB) */

@@ -5,6 +5,7 @@
 
 #include "coll/coll_util.h"
 #include "coll/sync.h"
+#include "tune/tune.h"
 
 int64_t pld__coll_chunk_elems(pld_ctx *c, const char *api, size_t esz, int tiles)
 {
@@ -250,4 +251,15 @@ void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char 
               other ? name : "push", pred[other], pred[0], name, pred[1], bytes, unit, c->nranks);
     /* the trace keeps the name, not a copy: a literal */
     pld__trace_choice(c, other ? trace_name : "auto: push", pred[other]);
+}
+
+int pld__coll_rule(pld_ctx *c, pld_rule_coll coll, uint64_t bytes, const char *(*name_of)(int32_t),
+                   int *choice_out)
+{
+    const pld__rules *rs = &c->w->sh->rules;
+    int line = rs->n ? pld__rules_pick(rs, coll, c->nranks, bytes, choice_out) : 0;
+    if (line)
+        pld__note(c, "auto: %s (rule %s:%d; %llu B, %d ranks)", name_of(*choice_out), rs->path,
+                  line, (unsigned long long)bytes, c->nranks);
+    return line;
 }

@@ -116,6 +116,11 @@ const char *pld__allgather_mode_name(int32_t mode);
  * size of a row or chunk. */
 void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char *trace_name,
                             const double pred[2], size_t bytes, const char *unit);
+/* The PLD_RULES rule for an auto call of this group with `bytes`
+ * (pld_world_rule): its line, the choice in *choice_out, and a note
+ * naming the choice (name_of) and the rule; 0 when none matches. */
+int pld__coll_rule(pld_ctx *c, pld_rule_coll coll, uint64_t bytes, const char *(*name_of)(int32_t),
+                   int *choice_out);
 /* What PLD_AG_AUTO takes above the one-round size: PLD_AG_PUSH or
  * PLD_AG_DOUBLING, as the cost model predicts faster (says which in the
  * listing and the trace). */

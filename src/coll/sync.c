@@ -3,6 +3,7 @@
  * once per world and chosen once per context; the forms themselves are in
  * credit.c. */
 #include "coll/sync.h"
+#include "tune/tune.h"
 #include "core/handles.h"
 #include "core/settings.h"
 
@@ -134,7 +135,12 @@ int pld__sync_fanout(const pld__world_shared *sh, int p)
 static pld_sync_form form_for(const pld__world_shared *sh, int p)
 {
     pld_sync_form f = (pld_sync_form)sh->sync_form;
-    return f == PLD_SYNC_AUTO ? pld__sync_pick(&sh->tune, p, pld__sync_fanout(sh, p)) : f;
+    int rule;
+    if (f != PLD_SYNC_AUTO)
+        return f;
+    if (sh->rules.n && pld__rules_pick(&sh->rules, PLD_RULE_SYNC, p, 0, &rule))
+        return (pld_sync_form)rule; /* PLD_RULES (src/tune/rules.c) */
+    return pld__sync_pick(&sh->tune, p, pld__sync_fanout(sh, p));
 }
 
 pld_sync_form pld__sync_form_of(pld_ctx *c)

@@ -155,6 +155,22 @@ typedef struct pld__ll_inbox {
                            to 64 ranks, 2 (packed) beyond (coll/ll.c) */
 } pld__ll_inbox;
 
+/* PLD_RULES (src/tune/rules.c): rank 0's rules, shared with every process. */
+#define PLD__RULES_MAX 64
+typedef struct pld__rule {
+    int32_t coll;   /* pld_rule_coll */
+    int32_t choice; /* the mode or form it picks */
+    int32_t line;   /* in the file, for messages */
+    int32_t min_ranks, max_ranks;
+    uint64_t min_bytes, max_bytes;
+} pld__rule;
+typedef struct pld__rules {
+    int32_t n;
+    int32_t failed; /* rank 0 could not read them */
+    pld__rule r[PLD__RULES_MAX];
+    char path[256];
+} pld__rules;
+
 typedef struct pld__world_shared {
     int32_t nranks, cores;           /* agents: nranks x cores, after rank[] */
     _Atomic int32_t abort_status;    /* 0 while healthy; root-cause status once aborted */
@@ -168,6 +184,7 @@ typedef struct pld__world_shared {
     pld__ll_inbox ll;                /* the world's one-round inboxes (coll/ll.c) */
     _Atomic int32_t ll_used;         /* a one-round call ran since the flags were cleared */
     pld_tune tune;                   /* the cost model's parameters (src/tune/) */
+    pld__rules rules;                /* PLD_RULES (src/tune/rules.c) */
     int32_t sync_form;               /* PLD_SYNC (pld_sync_form; coll/sync.c) */
     int32_t tree_fanout;             /* PLD_TREE_FANOUT (0: auto, pld__sync_fanout) */
     uint32_t launch_seq;             /* launches so far (host-written before each) */
@@ -390,6 +407,10 @@ struct pld_ctx {
     int sync;             /* the builtins' synchronisation form for this group
                              (its pld_sync_form; 0: not chosen yet; coll/sync.c) */
     int sync_fanout;      /* and the tree form's children per rank */
+    int lib_tensors;      /* a builtin's own put or get goes through the public call (for
+                             the listing): its local tensor is the caller's, checked when
+                             the builtin began, or the library's own staging memory,
+                             private to the rank by design (src/prim/xfer.c) */
 };
 
 /* A kernel-side call with a NULL context: there is no rank to fail, so

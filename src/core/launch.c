@@ -51,6 +51,7 @@ static PLD__NORETURN void kraise_msg(pld_ctx *c, pld_status st, const char *msg)
 {
     PLD__LOGS(PLD__LOG_WARN, PLD__SUB_COLL, c->wrank, "%s: %s", pld_status_name(st), msg);
     pld__group_fail(c->w, st, msg);
+    c->lib_tensors = 0;
     c->agent->raised = st;
     longjmp(c->agent->jb, 1);
 }

@@ -28,6 +28,8 @@
  *   PLD_MPI_SHM          bool      0: the mpi transport moves data with MPI RMA even
  *                                  when every rank shares this node's memory
  *   PLD_TUNE_FILE        path      the cost model's measured parameters (src/tune/)
+ *   PLD_RULES            path      rules that decide PLD_AUTO's choices before the cost
+ *                                  model (src/tune/rules.c)
  *   PLD_MUTANT           name      a planted protocol bug; read by the test library
  *                                  pld_mutants only (src/coll/mutant.c), never checked
  *
@@ -256,6 +258,13 @@ static const pld__setting table[PLD__S_COUNT_] = {
                           .doc = "the machine's cost-model parameters, which PLD_AUTO predicts "
                                  "with: read at world init, measured and written there when "
                                  "the file does not exist; `pld tune` rewrites it"},
+    [PLD__S_RULES] = {.name = "PLD_RULES",
+                      .type = PLD__SET_PATH,
+                      .dflt_text = "none",
+                      .doc = "a file of rules (collective, ranks, bytes, choice) that decide "
+                             "PLD_AUTO's algorithms and synchronisation form before the cost "
+                             "model does: for machines the model was not measured on, such "
+                             "as a cluster; read at world init"},
     [PLD__S_MUTANT] = {.name = "PLD_MUTANT",
                        .type = PLD__SET_NAME,
                        .dflt_text = "none",

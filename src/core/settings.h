@@ -59,6 +59,7 @@ typedef enum pld__setting_id {
     PLD__S_PIN,
     PLD__S_MPI_SHM,
     PLD__S_TUNE_FILE,
+    PLD__S_RULES,
     PLD__S_MUTANT,
     PLD__S_COUNT_
 } pld__setting_id;

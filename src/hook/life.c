@@ -71,6 +71,8 @@ static pld_status world_ready(pld_world *w)
         return pld__init_fail(st, "pld_world_init: one-round inboxes: %s", w->errmsg);
     if ((st = pld__tune_world_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
+    if ((st = pld__rules_world_init(w)) != PLD_OK)
+        return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
     if ((st = pld__sync_world_init(w)) != PLD_OK)
         return pld__init_fail(st, "pld_world_init: %s", w->errmsg);
     return PLD_OK;

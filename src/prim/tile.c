@@ -374,7 +374,7 @@ void pld__check_tensor(pld_ctx *c, const char *api, const char *what, pld_tensor
         pld__kraise(c, PLD_ERR_BOUNDS, api, "%s tensor of shape %s has more than 2^40 elements",
                     what, pld__fmt_dims(dims, sizeof dims, t.shape, t.ndim));
     size_t bytes = (size_t)numel * pld_dtype_size(t.dtype);
-    if (!c->tp->rank_mem_ok(c, t.data, bytes))
+    if (!c->lib_tensors && !c->tp->rank_mem_ok(c, t.data, bytes))
         pld__kraise(c, PLD_ERR_ARG, api,
                     "%s tensor data %p (%zu bytes) is private memory, not shared with the host "
                     "and the other ranks of the '%s' transport; allocate it with pld_host_alloc "

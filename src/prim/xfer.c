@@ -336,7 +336,9 @@ void pld__put_rows_checked(pld_ctx *c, pld_dtensor dst, int peer, int64_t dst_ro
                            int64_t src_row, int64_t rows, const pld_xfer *x)
 {
     if (c->ir || c->rec) { /* the listing shows the call exactly as pld_put records it */
+        c->lib_tensors = 1;
         pld_put(c, dst, peer, src, x);
+        c->lib_tensors = 0;
         return;
     }
     static const char api[] = "pld_put";
@@ -363,7 +365,9 @@ void pld__get_rows_checked(pld_ctx *c, pld_tensor dst, int64_t dst_row, pld_dten
                            int64_t src_row, int64_t rows, const pld_xfer *x)
 {
     if (c->ir || c->rec) {
+        c->lib_tensors = 1;
         pld_get(c, dst, peer, src, x);
+        c->lib_tensors = 0;
         return;
     }
     static const char api[] = "pld_get";

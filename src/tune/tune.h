@@ -3,6 +3,10 @@
 #ifndef PLD_TUNE_TUNE_H
 #define PLD_TUNE_TUNE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
 #include "pld/tune.h"
 
 struct pld_world;
@@ -15,6 +19,16 @@ pld_status pld__tune_world_init(struct pld_world *w);
  * parameters read, or measured while no rank of it runs yet (its threads
  * would share the CPUs with the measurement). */
 pld_status pld__tune_prepare(void);
+/* A new world's PLD_RULES, into its shared block: read by the process of
+ * rank 0, shared with the others (collective under mpi). PLD_ERR_ARG
+ * naming the file, the line and the value for a file that is not one. */
+pld_status pld__rules_world_init(struct pld_world *w);
+/* Reads a rules file into *out: 0, or -1 and a message naming the file,
+ * the line and the value. */
+int pld__rules_read(const char *path, pld__rules *out, char *msg, size_t msgsz);
+/* The first rule of rs for this call: its line (>= 1) and *choice_out, or 0. */
+int pld__rules_pick(const pld__rules *rs, pld_rule_coll coll, int nranks, uint64_t bytes,
+                    int *choice_out);
 /* pld's parameters when it has none measured (a 2-core x86 machine). */
 void pld__tune_defaults(pld_tune *t);
 

@@ -11,7 +11,8 @@
  * per neighbour, not per round); Bruck's all-to-all waits twice per step
  * besides its round. all_to_all's Bruck cards (and auto's, whatever it
  * picks) also at P = 5, 13 and 64, and auto's pick of Bruck with the
- * parameters of tests/tune/costly_transfers.txt. The transport comes from
+ * parameters of tests/tune/costly_transfers.txt; auto's cards under a
+ * PLD_RULES file whose rules pick what the model would not. The transport comes from
  * PLD_TEST_TRANSPORT (thread by default; ctest also runs it on process). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <criterion/criterion.h>
@@ -257,6 +258,68 @@ Test(tool_cost, all_to_all_auto_picks_bruck, .timeout = 120)
         pld_world_finalize(w);
     }
     unsetenv("PLD_TUNE_FILE");
+}
+
+/* auto follows the world's PLD_RULES as the library does: each rule picks
+ * what the cost model would not take on this machine (the binomial tree,
+ * recursive doubling, Rabenseifner, Bruck, dissemination rounds), and the
+ * counters (bytes and waits) equal the card of the algorithm the rule
+ * picked. */
+Test(tool_cost, auto_cards_follow_the_rules, .timeout = 120)
+{
+    char dir[] = "/tmp/pld_tool_rules_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/rules.txt", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("pld_rules 1\n"
+          "broadcast  2-* 8K-* binomial\n"
+          "allgather  2-* 1K-* doubling\n"
+          "allreduce  2-* 8K-* rabenseifner\n"
+          "all_to_all 2-* 0-64 bruck\n"
+          "sync       2-* *    dissemination\n",
+          f);
+    fclose(f);
+    setenv("PLD_RULES", path, 1);
+    unsetenv("PLD_LL_BYTES");
+    pld_world *w = world(8);
+    bench_card_rules(w);
+    pld_tune tune;
+    pld_world_tune(w, &tune);
+    pld_info_limits lim;
+    pld_world_limits(w, &lim);
+    static const struct {
+        bench_coll c;
+        bench_mode mode;
+        int64_t bytes;
+    } runs[] = {{BENCH_BROADCAST, BENCH_MODE_PULL, 65536},
+                {BENCH_ALLGATHER, BENCH_MODE_AUTO, 8 * 2048},
+                {BENCH_ALLGATHER, BENCH_MODE_INPLACE, 8 * 2048},
+                {BENCH_ALLREDUCE, BENCH_MODE_AUTO, 32768},
+                {BENCH_ALL_TO_ALL, BENCH_MODE_AUTO, 8 * 32},
+                {BENCH_BARRIER, BENCH_MODE_DEFAULT, 0}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        bench_shape sh;
+        bench_shape_make(runs[i].c, 8, 4, runs[i].bytes, &sh);
+        bench_card k;
+        bench_card_make(runs[i].c, runs[i].mode, 8, 1, 0, &sh, 4, lim.ub_bytes,
+                        pld_world_ll_bytes(w), &tune, &k);
+        int took = runs[i].c == BENCH_BROADCAST    ? k.binomial
+                   : runs[i].c == BENCH_ALLGATHER  ? k.doubling
+                   : runs[i].c == BENCH_ALLREDUCE  ? k.rab
+                   : runs[i].c == BENCH_ALL_TO_ALL ? k.bruck
+                                                   : 1;
+        cr_expect(took, "%s (%s): the card is not the rule's pick", bench_coll_name(runs[i].c),
+                  bench_mode_name(runs[i].mode));
+        one(w, runs[i].c, runs[i].mode, PLD_FP32, runs[i].bytes, 0);
+    }
+    pld_sync_info si;
+    pld_world_sync(w, 8, 0, &si);
+    cr_expect_eq(si.form, PLD_SYNC_DISSEMINATION);
+    bench_card_rules(NULL);
+    pld_world_finalize(w);
+    unsetenv("PLD_RULES");
 }
 
 /* The mesh allreduce's rounds follow the UB size (PLD_UB_BYTES): a smaller

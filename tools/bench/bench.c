@@ -783,6 +783,7 @@ int bench_main(int argc, char **argv)
         return cli_world_error("bench", st);
     s.p = pld_world_size(s.w);
     pld_world_limits(s.w, &s.lim);
+    bench_card_rules(s.w);
     /* under mpi every process runs this; the root process prints (the
      * others run the same launches, and agree on every status) */
     if (!pld_is_root_process(s.w)) {

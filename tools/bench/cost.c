@@ -130,17 +130,36 @@ int64_t bench_bruck_step_chunks(int p, int k)
     return full + (rest > 0 ? rest : 0);
 }
 
+/* The world whose PLD_RULES the cards follow (bench_card_rules). */
+static const pld_world *rules_world;
+
+void bench_card_rules(const pld_world *w)
+{
+    rules_world = w;
+}
+
+/* The choice of the world's rule for an auto call, or -1: no world, or no
+ * rule matches (the cost model decides). */
+static int rule_choice(pld_rule_coll coll, int p, uint64_t bytes)
+{
+    int choice;
+    return rules_world && pld_world_rule(rules_world, coll, p, bytes, &choice) ? choice : -1;
+}
+
 bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes)
 {
-    return pld_tune_all_to_all_auto(tune, p, chunk_bytes, NULL) == PLD_A2A_BRUCK ? BENCH_MODE_BRUCK
-                                                                                 : BENCH_MODE_PUSH;
+    int rule = rule_choice(PLD_RULE_ALL_TO_ALL, p, chunk_bytes);
+    pld_all_to_all_mode m = rule >= 0 ? (pld_all_to_all_mode)rule
+                                      : pld_tune_all_to_all_auto(tune, p, chunk_bytes, NULL);
+    return m == PLD_A2A_BRUCK ? BENCH_MODE_BRUCK : BENCH_MODE_PUSH;
 }
 
 bench_mode bench_allgather_pick(const pld_tune *tune, int p, size_t row_bytes)
 {
-    return pld_tune_allgather_auto(tune, p, row_bytes, NULL) == PLD_AG_DOUBLING
-               ? BENCH_MODE_DOUBLING
-               : BENCH_MODE_PUSH;
+    int rule = rule_choice(PLD_RULE_ALLGATHER, p, row_bytes);
+    pld_allgather_mode m =
+        rule >= 0 ? (pld_allgather_mode)rule : pld_tune_allgather_auto(tune, p, row_bytes, NULL);
+    return m == PLD_AG_DOUBLING ? BENCH_MODE_DOUBLING : BENCH_MODE_PUSH;
 }
 
 int bench_chain(bench_coll c, bench_mode mode, int p, int one_round)
@@ -295,6 +314,10 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
     case BENCH_BROADCAST: /* every non-root reads N: from the root, or its tree parent */
         k.from_peers = rank == root ? 0 : n;
         k.rounds = 2;
+        /* the pull is pld_broadcast's auto, which a rule may send down the
+         * tree (bench_mode_resolve: the broadcast has no mode "auto") */
+        k.binomial = mode == BENCH_MODE_BINOMIAL ||
+                     rule_choice(PLD_RULE_BROADCAST, p, n) == PLD_BCAST_BINOMIAL;
         break;
     case BENCH_ALLGATHER: /* push my row to the P-1 others (+ self unless in place) */
         k.to_peers = (P - 1) * row;
@@ -330,7 +353,9 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         break;
     case BENCH_ALLREDUCE: {
         /* auto above the one-round size: the cost model's pick */
-        pld_allreduce_mode pick = mode == BENCH_MODE_AUTO
+        int rule = mode == BENCH_MODE_AUTO ? rule_choice(PLD_RULE_ALLREDUCE, p, n) : -1;
+        pld_allreduce_mode pick = rule >= 0 ? (pld_allreduce_mode)rule
+                                  : mode == BENCH_MODE_AUTO
                                       ? pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL)
                                       : PLD_MESH;
         if (mode == BENCH_MODE_RING) {
@@ -455,7 +480,7 @@ void bench_card_sync(bench_coll c, bench_mode mode, int p, int rank, int root, i
         k->notifies = (uint64_t)k->rounds * (uint64_t)si->notifies + (uint64_t)si->epilogue;
         if (c == BENCH_ALL_TO_ALL_V) /* each destination's count, in its own line */
             k->notifies += P - 1;
-        if (c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL) { /* a flag per child */
+        if (c == BENCH_BROADCAST && k->binomial) { /* a flag per child */
             k->notifies += (uint64_t)bench_binomial_children(p, rank, root);
             k->waits += rank != root; /* and the parent's */
         }

@@ -60,6 +60,8 @@ typedef struct bench_card {
                             ready and a data flag per step */
     int doubling;        /* 1: the doubling allgather (forced or auto's pick): a flag
                             per step beside its round */
+    int binomial;        /* 1: the binomial broadcast (forced, or a PLD_RULES rule's pick
+                            for auto): a flag per child and one from the parent */
 } bench_card;
 
 #define BENCH_CARD_UNCOUNTED UINT64_MAX
@@ -116,6 +118,10 @@ int bench_rab_depth(int p);
  * pld_tune_bruck_chunks(p). */
 int bench_bruck_steps(int p);
 int64_t bench_bruck_step_chunks(int p, int k);
+/* The cards of auto calls follow the PLD_RULES rules of world w (NULL:
+ * none), as the world's calls do (pld_world_rule); set by the commands
+ * that make a world. Without one, the cost model's choice. */
+void bench_card_rules(const pld_world *w);
 /* The all-to-all algorithm PLD_A2A_AUTO takes above the one-round size
  * for chunks of chunk_bytes on p ranks (pld_tune_all_to_all_auto, the
  * library's own choice): BENCH_MODE_PUSH or BENCH_MODE_BRUCK. */

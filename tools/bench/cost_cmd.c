@@ -492,6 +492,7 @@ int cost_main(int argc, char **argv)
     pld_status st = pld_world_init(&w, &o.sh.cfg);
     if (st != PLD_OK)
         return cli_world_error("cost", st);
+    bench_card_rules(w);
     int p = pld_world_size(w);
     if (o.coll == BENCH_BROADCAST && o.sh.root >= p) {
         fprintf(stderr, "pld cost: --root %lld is not a rank of P=%d\n", (long long)o.sh.root, p);

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* PLD_RULES: a file of rules that decide PLD_AUTO's choices where the cost
+ * model, measured on one machine, cannot know better (a cluster: its links
+ * between nodes, its cost per message). See pld/tune.h for the format.
+ *
+ * A world reads the file in the process that hosts rank 0 and shares it
+ * with every process (host_union, as the cost model's parameters), so
+ * every rank of an mpi job decides alike. The rules sit in the world's
+ * shared block; a lookup walks them in file order, first match wins. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/handles.h"
+#include "core/internal.h"
+#include "tune/tune.h"
+
+typedef struct choice_word {
+    const char *name;
+    int value;
+} choice_word;
+
+static const choice_word bcast_words[] = {
+    {"pull", PLD_BCAST_PULL}, {"binomial", PLD_BCAST_BINOMIAL}, {NULL, 0}};
+static const choice_word ag_words[] = {
+    {"push", PLD_AG_PUSH}, {"doubling", PLD_AG_DOUBLING}, {NULL, 0}};
+static const choice_word ar_words[] = {
+    {"mesh", PLD_MESH}, {"rs_ag", PLD_RS_AG}, {"rabenseifner", PLD_RABENSEIFNER}, {NULL, 0}};
+static const choice_word a2a_words[] = {
+    {"push", PLD_A2A_PUSH}, {"bruck", PLD_A2A_BRUCK}, {NULL, 0}};
+static const choice_word sync_words[] = {{"full", PLD_SYNC_FULL},
+                                         {"dissemination", PLD_SYNC_DISSEMINATION},
+                                         {"tree", PLD_SYNC_TREE},
+                                         {NULL, 0}};
+
+static const struct {
+    const char *name;
+    const choice_word *choices;
+    const char *listed; /* the choices, for messages */
+} colls[PLD_RULE_NCOLL] = {
+    [PLD_RULE_BROADCAST] = {"broadcast", bcast_words, "pull, binomial"},
+    [PLD_RULE_ALLGATHER] = {"allgather", ag_words, "push, doubling"},
+    [PLD_RULE_ALLREDUCE] = {"allreduce", ar_words, "mesh, rs_ag, rabenseifner"},
+    [PLD_RULE_ALL_TO_ALL] = {"all_to_all", a2a_words, "push, bruck"},
+    [PLD_RULE_SYNC] = {"sync", sync_words, "full, dissemination, tree"},
+};
+
+/* Where a failed read is described: the caller's buffer. */
+typedef struct reader {
+    const char *path;
+    int line;
+    char *msg;
+    size_t msgsz;
+} reader;
+
+static int fail(reader *rd, const char *fmt, ...) PLD__PRINTF(2, 3);
+static int fail(reader *rd, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (rd->line)
+        snprintf(rd->msg, rd->msgsz, "PLD_RULES %s:%d: %s", rd->path, rd->line, what);
+    else /* the whole file */
+        snprintf(rd->msg, rd->msgsz, "PLD_RULES %s: %s", rd->path, what);
+    return -1;
+}
+
+/* A decimal number, for bytes with an optional K, M or G (KiB, MiB, GiB),
+ * up to 2^62: 0 and *out, -1 when s is not one. */
+static int number(const char *s, int bytes, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    for (; isdigit((unsigned char)*p); p++) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        if (v > (UINT64_C(1) << 62))
+            return -1;
+    }
+    int shift = 0;
+    if (bytes && *p) {
+        shift = *p == 'K' ? 10 : *p == 'M' ? 20 : *p == 'G' ? 30 : -1;
+        if (shift < 0)
+            return -1;
+        p++;
+    }
+    if (*p || (v && (v << shift) >> shift != v) || (v << shift) > (UINT64_C(1) << 62))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+/* "*", "N", "N-M" or "N-*" into [lo, hi]; hi = max for "*". */
+static int range(reader *rd, const char *what, const char *s, int bytes, uint64_t max, uint64_t *lo,
+                 uint64_t *hi)
+{
+    const char *forms =
+        bytes ? "*, N, N-M or N-* (bytes; K, M, G: KiB, MiB, GiB)" : "*, N, N-M or N-* (ranks)";
+    if (!strcmp(s, "*")) {
+        *lo = bytes ? 0 : 1;
+        *hi = max;
+        return 0;
+    }
+    char first[64];
+    const char *dash = strchr(s, '-');
+    size_t n = dash ? (size_t)(dash - s) : strlen(s);
+    if (n >= sizeof first)
+        return fail(rd, "%s '%s' is not %s", what, s, forms);
+    memcpy(first, s, n);
+    first[n] = '\0';
+    if (number(first, bytes, lo) != 0)
+        return fail(rd, "%s '%s' is not %s", what, s, forms);
+    if (!dash)
+        *hi = *lo;
+    else if (!strcmp(dash + 1, "*"))
+        *hi = max;
+    else if (number(dash + 1, bytes, hi) != 0)
+        return fail(rd, "%s '%s' is not %s", what, s, forms);
+    if (*hi < *lo)
+        return fail(rd, "%s '%s': the first is more than the last", what, s);
+    if (!bytes && *lo < 1)
+        return fail(rd, "ranks '%s': a group has 1 rank or more", s);
+    if (*hi > max)
+        *hi = max;
+    return 0;
+}
+
+/* The words of a line without its comment, at most 5 (one too many is how
+ * a sixth is noticed). */
+static int words(char *line, char *w[5])
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t && n < 5;
+         t = strtok_r(NULL, " \t\r\n", &save))
+        w[n++] = t;
+    return n;
+}
+
+static int rule_line(reader *rd, char *line, pld__rules *out)
+{
+    char *w[5];
+    int n = words(line, w);
+    if (n == 0)
+        return 0;
+    if (n != 4)
+        return fail(rd, "%d words; a rule is 'collective ranks bytes choice'", n);
+    int coll = -1;
+    for (int i = 0; i < PLD_RULE_NCOLL; i++)
+        if (!strcmp(w[0], colls[i].name))
+            coll = i;
+    if (coll < 0)
+        return fail(rd,
+                    "unknown collective '%s'; the collectives are broadcast, allgather, "
+                    "allreduce, all_to_all, sync",
+                    w[0]);
+    pld__rule r = {.coll = coll, .line = rd->line};
+    uint64_t lo, hi;
+    if (range(rd, "ranks", w[1], 0, INT32_MAX, &lo, &hi) != 0)
+        return -1;
+    r.min_ranks = (int32_t)lo;
+    r.max_ranks = (int32_t)hi;
+    if (coll == PLD_RULE_SYNC && strcmp(w[2], "*"))
+        return fail(rd, "bytes '%s': a sync rule holds for every call, its bytes are *", w[2]);
+    if (range(rd, "bytes", w[2], 1, UINT64_MAX, &r.min_bytes, &r.max_bytes) != 0)
+        return -1;
+    const choice_word *cw = colls[coll].choices;
+    for (; cw->name && strcmp(cw->name, w[3]); cw++)
+        ;
+    if (!cw->name)
+        return fail(rd, "'%s' is no %s choice; the choices are %s", w[3], colls[coll].name,
+                    colls[coll].listed);
+    r.choice = cw->value;
+    if (out->n >= PLD__RULES_MAX)
+        return fail(rd, "more than %d rules", PLD__RULES_MAX);
+    out->r[out->n++] = r;
+    return 0;
+}
+
+int pld__rules_read(const char *path, pld__rules *out, char *msg, size_t msgsz)
+{
+    reader rd = {.path = path, .line = 0, .msg = msg, .msgsz = msgsz};
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail(&rd, "cannot be read: %s", strerror(errno));
+    char line[1024];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        rd.line++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = fail(&rd, "longer than %zu characters", sizeof line - 2);
+            break;
+        }
+        if (rd.line == 1) {
+            char *w[5];
+            int n = words(line, w);
+            if (n != 2 || strcmp(w[0], "pld_rules") || strcmp(w[1], "1"))
+                rc = fail(&rd, "the first line is '%s'; a rules file starts with 'pld_rules 1'",
+                          n ? w[0] : "");
+            continue;
+        }
+        rc = rule_line(&rd, line, out);
+    }
+    if (rc == 0 && rd.line == 0)
+        rc = fail(&rd, "empty; a rules file starts with 'pld_rules 1'");
+    fclose(f);
+    if (rc == 0)
+        snprintf(out->path, sizeof out->path, "%s", path);
+    return rc;
+}
+
+int pld__rules_pick(const pld__rules *rs, pld_rule_coll coll, int nranks, uint64_t bytes,
+                    int *choice_out)
+{
+    for (int i = 0; i < rs->n; i++) {
+        const pld__rule *r = &rs->r[i];
+        if (r->coll == (int32_t)coll && nranks >= r->min_ranks && nranks <= r->max_ranks &&
+            bytes >= r->min_bytes && bytes <= r->max_bytes) {
+            *choice_out = r->choice;
+            return r->line;
+        }
+    }
+    return 0;
+}
+
+pld_status pld__rules_world_init(pld_world *w)
+{
+    pld__rules *rs = &w->sh->rules;
+    memset(rs, 0, sizeof *rs);
+    const char *path = pld__settings_are_defaults() ? NULL : pld__setting_str(PLD__S_RULES);
+    if (!path || !*path)
+        return PLD_OK;
+    int first, count;
+    w->tp->hosted_ranks(w, &first, &count);
+    pld__rules mine;
+    char why[1024] = "";
+    memset(&mine, 0, sizeof mine);
+    if (first == 0 && pld__rules_read(path, &mine, why, sizeof why) != 0) {
+        memset(&mine, 0, sizeof mine);
+        mine.failed = 1;
+    }
+    /* rank 0's rules for every process: the others contribute zeros */
+    if (w->tp->host_union(w, (unsigned char *)&mine, sizeof mine) != 0)
+        return pld__world_fail(w, PLD_ERR_SYSTEM,
+                               "PLD_RULES: rank 0's rules did not reach this process");
+    if (mine.failed)
+        return pld__world_fail(
+            w, PLD_ERR_ARG, "%s",
+            *why ? why
+                 : "PLD_RULES: rank 0 refused its rules file (its own message names the line)");
+    *rs = mine;
+    return PLD_OK;
+}
+
+int pld_world_rule(const pld_world *w, pld_rule_coll coll, int nranks, uint64_t bytes,
+                   int *choice_out)
+{
+    if (!pld__world_is_live(w) || (int)coll < 0 || coll >= PLD_RULE_NCOLL || !choice_out)
+        return 0;
+    return pld__rules_pick(&w->sh->rules, coll, nranks, bytes, choice_out);
+}
