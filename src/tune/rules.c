@@ -78,10 +78,12 @@ static int number(const char *s, int bytes, uint64_t *out)
     const char *p = s;
     if (!isdigit((unsigned char)*p))
         return -1;
+    const uint64_t most = UINT64_C(1) << 62;
     for (; isdigit((unsigned char)*p); p++) {
-        v = v * 10 + (uint64_t)(*p - '0');
-        if (v > (UINT64_C(1) << 62))
+        uint64_t d = (uint64_t)(*p - '0');
+        if (v > (most - d) / 10) /* checked before it could wrap */
             return -1;
+        v = v * 10 + d;
     }
     int shift = 0;
     if (bytes && *p) {
@@ -90,7 +92,7 @@ static int number(const char *s, int bytes, uint64_t *out)
             return -1;
         p++;
     }
-    if (*p || (v && (v << shift) >> shift != v) || (v << shift) > (UINT64_C(1) << 62))
+    if (*p || v > most >> shift)
         return -1;
     *out = v << shift;
     return 0;
@@ -124,6 +126,8 @@ static int range(reader *rd, const char *what, const char *s, int bytes, uint64_
         return fail(rd, "%s '%s' is not %s", what, s, forms);
     if (*hi < *lo)
         return fail(rd, "%s '%s': the first is more than the last", what, s);
+    if (*lo > max)
+        return fail(rd, "%s '%s': more than %llu", what, s, (unsigned long long)max);
     if (!bytes && *lo < 1)
         return fail(rd, "ranks '%s': a group has 1 rank or more", s);
     if (*hi > max)
@@ -131,8 +135,8 @@ static int range(reader *rd, const char *what, const char *s, int bytes, uint64_
     return 0;
 }
 
-/* The words of a line without its comment, at most 5 (one too many is how
- * a sixth is noticed). */
+/* The words of a line without its comment, at most 5: a rule has 4, and
+ * a fifth is how one too many is noticed. */
 static int words(char *line, char *w[5])
 {
     char *hash = strchr(line, '#');
@@ -236,15 +240,17 @@ pld_status pld__rules_world_init(pld_world *w)
 {
     pld__rules *rs = &w->sh->rules;
     memset(rs, 0, sizeof *rs);
-    const char *path = pld__settings_are_defaults() ? NULL : pld__setting_str(PLD__S_RULES);
-    if (!path || !*path)
+    if (pld__settings_are_defaults()) /* a world that measures the parameters */
         return PLD_OK;
+    /* every process takes part in the union below, whether or not its own
+     * environment names a file: only rank 0's counts */
+    const char *path = pld__setting_str(PLD__S_RULES);
     int first, count;
     w->tp->hosted_ranks(w, &first, &count);
     pld__rules mine;
     char why[1024] = "";
     memset(&mine, 0, sizeof mine);
-    if (first == 0 && pld__rules_read(path, &mine, why, sizeof why) != 0) {
+    if (first == 0 && path && *path && pld__rules_read(path, &mine, why, sizeof why) != 0) {
         memset(&mine, 0, sizeof mine);
         mine.failed = 1;
     }

@@ -15,12 +15,18 @@ printf 'pld_rules 1\n# rank 0 in the first case\nallreduce 2-* 8K-* rabenseifner
 printf 'pld_rules 1\nallreduce 2-* * mesh\n' >"$dir/mesh.txt"
 printf 'pld_rules 1\nallreduce 2-* * ring\n' >"$dir/bad.txt"
 fail=0
+# the environment of a process given <file>: PLD_RULES unset for "none"
+envof() { [ "$1" = "$dir/none.txt" ] && echo "-u PLD_RULES" || echo "PLD_RULES=$1"; }
 # run <rank 0's file> <the others' file> <expected line> <expected mode>: the job's output
 run() {
-    timeout 60 "$mpiexec" --oversubscribe -n 1 env PLD_RULES="$1" "$bin" "$3" "$4" : \
-        -n 2 env PLD_RULES="$2" "$bin" "$3" "$4" 2>&1
+    timeout 60 "$mpiexec" --oversubscribe -n 1 env $(envof "$1") "$bin" "$3" "$4" : \
+        -n 2 env $(envof "$2") "$bin" "$3" "$4" 2>&1
 }
-for c in "halving mesh 3 rabenseifner" "mesh bad 2 mesh"; do
+# rank 0's rule everywhere: whatever file the others name, a bad one, or
+# none (they still take part in receiving rank 0's); none at rank 0: the
+# cost model everywhere (line 0)
+for c in "halving mesh 3 rabenseifner" "mesh bad 2 mesh" "halving none 3 rabenseifner" \
+    "none halving 0 mesh"; do
     set -- $c
     out=$(run "$dir/$1.txt" "$dir/$2.txt" "$3" "$4")
     if ! grep -qx OK <<<"$out" || grep -q FAIL <<<"$out"; then
