@@ -265,7 +265,8 @@ Test(rules, a_file_that_is_not_one_is_refused_naming_the_line_and_value, .timeou
                    ":2: bytes '99999999999999999999' is not");
     expect_refused("pld_rules 1\nallreduce 2-* 4611686018427387905 mesh\n",
                    ":2: bytes '4611686018427387905' is not"); /* 2^62 + 1 */
-    expect_refused("pld_rules 1\nallreduce 2-* 8589934592G mesh\n", ":2: bytes '8589934592G' is not");
+    expect_refused("pld_rules 1\nallreduce 2-* 8589934592G mesh\n",
+                   ":2: bytes '8589934592G' is not");
     expect_refused("pld_rules 1\nsync 3000000000 * tree\n",
                    ":2: ranks '3000000000': more than 2147483647");
     char many[8192] = "pld_rules 1\n";
