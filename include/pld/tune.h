@@ -217,6 +217,10 @@ typedef enum pld_rule_coll {
  * job decides with rank 0's file. */
 PLD_API int pld_world_rule(const pld_world *w, pld_rule_coll coll, int nranks, uint64_t bytes,
                            int *choice_out);
+/** How many rules the world's PLD_RULES file holds (0: none, or no file),
+ * and, when path_out is not NULL and there are rules, the file's path as
+ * rank 0's process named it. */
+PLD_API int pld_world_rules(const pld_world *w, const char **path_out);
 
 #ifdef __cplusplus
 }

@@ -274,3 +274,13 @@ int pld_world_rule(const pld_world *w, pld_rule_coll coll, int nranks, uint64_t 
         return 0;
     return pld__rules_pick(&w->sh->rules, coll, nranks, bytes, choice_out);
 }
+
+int pld_world_rules(const pld_world *w, const char **path_out)
+{
+    if (!pld__world_is_live(w))
+        return 0;
+    const pld__rules *rs = &w->sh->rules;
+    if (path_out && rs->n)
+        *path_out = rs->path;
+    return rs->n;
+}

@@ -76,5 +76,19 @@ if [ "$transport" = thread ]; then
         die "PLD_FIBERS=2: the header does not name the carriers"
 fi
 
+# a PLD_RULES file: the header names it, and auto follows its rules with
+# every element checked and the cards (made with the same rules) equal to
+# the counters
+printf 'pld_rules 1\nbroadcast 2-* 8K-* binomial\nallgather 2-* 1K-* doubling\nallreduce 2-* 8K-* rabenseifner\nall_to_all 2-* 0-64 bruck\nsync 2-* * dissemination\n' >"$out.rules"
+PLD_RULES="$out.rules" "$pld" bench all -d 0-6 -b 8 -e 256K -f 16 -c 1 -n 2 -w 1 \
+    --transport "$transport" >"$out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || { cat "$out"; die "PLD_RULES bench all P=7: exit status $rc"; }
+grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$out" ||
+    { cat "$out"; die "PLD_RULES bench all P=7: wrong elements or card mismatch"; }
+grep -q "^# PLD_RULES $out.rules: 5 rules decide auto's choices" "$out" ||
+    die "PLD_RULES: the header does not name the rules"
+rm -f "$out.rules"
+
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

@@ -174,6 +174,10 @@ Test(rules, each_rule_decides_its_auto_choice_and_the_results_hold, .timeout = 6
     cr_expect_eq(pld_world_rule(w, PLD_RULE_SYNC, 3, 0, &choice), 0, "3 ranks");
     cr_expect_eq(pld_world_rule(w, PLD_RULE_SYNC, 4, 0, &choice), 7);
     cr_expect_eq(pld_world_rule(NULL, PLD_RULE_SYNC, 4, 0, &choice), 0);
+    const char *named = NULL;
+    cr_expect_eq(pld_world_rules(w, &named), 5);
+    cr_expect(named && !strcmp(named, path), "the rules' path: %s", named ? named : "NULL");
+    cr_expect_eq(pld_world_rules(NULL, &named), 0);
     pld_world_finalize(w);
 }
 
@@ -191,6 +195,7 @@ Test(rules, the_first_match_decides_and_no_match_leaves_the_cost_model, .timeout
     snprintf(want, sizeof want, "auto: rabenseifner (rule %s:3; 32768 B, 8 ranks)", path);
     TU_EXPECT_CONTAINS(ir, want);
     cr_expect(!tu_contains(ir, "auto: binomial"), "no broadcast rule holds for 8 ranks");
+    cr_expect_eq(pld_world_rules(w, NULL), 4);
     TU_EXPECT_CONTAINS(ir, "(predicted "); /* the allgather's and all_to_all's notes */
     pld_world_finalize(w);
 }

@@ -423,6 +423,12 @@ static void header(bench_state *s, bench_coll c, const bench_mode modes[2])
             printf(", root %lld", (long long)o->sh.root);
     }
     printf("\n# %s\n", bench_place_note(c));
+    const char *rules = NULL;
+    int nrules = pld_world_rules(s->w, &rules);
+    if (nrules)
+        printf("# PLD_RULES %s: %d rule%s decide auto's choices before the cost model (the "
+               "listing, --ir, names the rule of each call)\n",
+               rules, nrules, nrules == 1 ? "" : "s");
     size_t ll = s->team ? pld_team_ll_bytes(s->team) : pld_world_ll_bytes(s->w);
     bench_shape any = {0};
     uint64_t per_peer;
