@@ -338,8 +338,13 @@ static void allreduce_auto(pld_ctx *c, void *p)
  * (tests/tune/), its listing on; trace: a trace file, or NULL. */
 static pld_world *world_with(const char *file, const char *devices, const char *trace)
 {
+    /* unset (the binary run by hand, not by ctest), the path would name a
+     * file that does not exist, which the world would measure and write:
+     * into the working directory, and with this machine's parameters */
+    const char *dir = getenv("PLD_TUNE_TEST_DIR");
+    cr_assert_not_null(dir, "PLD_TUNE_TEST_DIR (tests/tune) is not set");
     char path[512];
-    snprintf(path, sizeof path, "%s/%s", getenv("PLD_TUNE_TEST_DIR"), file);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     setenv("PLD_TUNE_FILE", path, 1);
     pld_config cfg = {.devices = devices,
                       .transport = getenv("PLD_TEST_TRANSPORT"),
