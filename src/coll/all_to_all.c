@@ -105,13 +105,11 @@ pld_all_to_all_mode pld__all_to_all_auto_pick(pld_ctx *c, pld_dtensor t2)
     size_t chunk = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     double pred[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
     pld_all_to_all_mode m = pld_tune_all_to_all_auto(&c->w->sh->tune, c->nranks, chunk, pred);
-    int rule;
-    if (pld__coll_rule(c, PLD_RULE_ALL_TO_ALL, chunk, pld__all_to_all_mode_name, &rule)) {
+    int rule,
+        line = pld__coll_rule(c, PLD_RULE_ALL_TO_ALL, chunk, pld__all_to_all_mode_name, &rule);
+    if (line)
         m = (pld_all_to_all_mode)rule;
-        pld__trace_choice(c, m == PLD_A2A_BRUCK ? "auto: bruck" : "auto: push",
-                          pred[m == PLD_A2A_BRUCK]);
-        return m;
-    }
-    pld__coll_note_push_or(c, m == PLD_A2A_BRUCK, "bruck", "auto: bruck", pred, chunk, "chunks");
+    pld__coll_note_push_or(c, m == PLD_A2A_BRUCK, "bruck", "auto: bruck", pred, chunk, "chunks",
+                           line);
     return m;
 }

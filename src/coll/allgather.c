@@ -132,15 +132,11 @@ pld_allgather_mode pld__allgather_auto_pick(pld_ctx *c, pld_dtensor t2)
     size_t row = (size_t)t2.shape[1] * pld_dtype_size(t2.dtype);
     double pred[PLD_TUNE_ALLGATHER_PREDICTIONS];
     pld_allgather_mode m = pld_tune_allgather_auto(&c->w->sh->tune, c->nranks, row, pred);
-    int rule;
-    if (pld__coll_rule(c, PLD_RULE_ALLGATHER, row, pld__allgather_mode_name, &rule)) {
+    int rule, line = pld__coll_rule(c, PLD_RULE_ALLGATHER, row, pld__allgather_mode_name, &rule);
+    if (line)
         m = (pld_allgather_mode)rule;
-        pld__trace_choice(c, m == PLD_AG_DOUBLING ? "auto: doubling" : "auto: push",
-                          pred[m == PLD_AG_DOUBLING]);
-        return m;
-    }
-    pld__coll_note_push_or(c, m == PLD_AG_DOUBLING, "doubling", "auto: doubling", pred, row,
-                           "rows");
+    pld__coll_note_push_or(c, m == PLD_AG_DOUBLING, "doubling", "auto: doubling", pred, row, "rows",
+                           line);
     return m;
 }
 

@@ -245,10 +245,12 @@ void pld__coll_pull_range(pld_ctx *c, const char *api, pld_dtensor f, pld_tensor
 }
 
 void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char *trace_name,
-                            const double pred[2], size_t bytes, const char *unit)
+                            const double pred[2], size_t bytes, const char *unit, int ruled)
 {
-    pld__note(c, "auto: %s (predicted %.1f us; push %.1f us, %s %.1f us; %zu B %s, %d ranks)",
-              other ? name : "push", pred[other], pred[0], name, pred[1], bytes, unit, c->nranks);
+    if (!ruled) /* a rule's choice has its own note (pld__coll_rule) */
+        pld__note(c, "auto: %s (predicted %.1f us; push %.1f us, %s %.1f us; %zu B %s, %d ranks)",
+                  other ? name : "push", pred[other], pred[0], name, pred[1], bytes, unit,
+                  c->nranks);
     /* the trace keeps the name, not a copy: a literal */
     pld__trace_choice(c, other ? trace_name : "auto: push", pred[other]);
 }

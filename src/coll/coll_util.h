@@ -115,7 +115,7 @@ const char *pld__allgather_mode_name(int32_t mode);
  * literal "auto: <name>"): both predictions, pred[0] the push's, and the
  * size of a row or chunk. */
 void pld__coll_note_push_or(pld_ctx *c, int other, const char *name, const char *trace_name,
-                            const double pred[2], size_t bytes, const char *unit);
+                            const double pred[2], size_t bytes, const char *unit, int ruled);
 /* The PLD_RULES rule for an auto call of this group with `bytes`
  * (pld_world_rule): its line, the choice in *choice_out, and a note
  * naming the choice (name_of) and the rule; 0 when none matches. */

@@ -15,37 +15,52 @@
 
 #include "core/handles.h"
 #include "core/internal.h"
+#include "core/settings.h"
 #include "tune/tune.h"
 
-typedef struct choice_word {
-    const char *name;
-    int value;
-} choice_word;
-
-static const choice_word bcast_words[] = {
+/* Each collective's choices: the names auto can take, and their modes. */
+static const pld__setting_word bcast_words[] = {
     {"pull", PLD_BCAST_PULL}, {"binomial", PLD_BCAST_BINOMIAL}, {NULL, 0}};
-static const choice_word ag_words[] = {
+static const pld__setting_word ag_words[] = {
     {"push", PLD_AG_PUSH}, {"doubling", PLD_AG_DOUBLING}, {NULL, 0}};
-static const choice_word ar_words[] = {
+static const pld__setting_word ar_words[] = {
     {"mesh", PLD_MESH}, {"rs_ag", PLD_RS_AG}, {"rabenseifner", PLD_RABENSEIFNER}, {NULL, 0}};
-static const choice_word a2a_words[] = {
+static const pld__setting_word a2a_words[] = {
     {"push", PLD_A2A_PUSH}, {"bruck", PLD_A2A_BRUCK}, {NULL, 0}};
-static const choice_word sync_words[] = {{"full", PLD_SYNC_FULL},
-                                         {"dissemination", PLD_SYNC_DISSEMINATION},
-                                         {"tree", PLD_SYNC_TREE},
-                                         {NULL, 0}};
+/* PLD_SYNC's forms but auto: a rule decides instead of the model */
+static const pld__setting_word sync_words[] = {{"full", PLD_SYNC_FULL},
+                                               {"dissemination", PLD_SYNC_DISSEMINATION},
+                                               {"tree", PLD_SYNC_TREE},
+                                               {NULL, 0}};
 
-static const struct {
-    const char *name;
-    const choice_word *choices;
-    const char *listed; /* the choices, for messages */
-} colls[PLD_RULE_NCOLL] = {
-    [PLD_RULE_BROADCAST] = {"broadcast", bcast_words, "pull, binomial"},
-    [PLD_RULE_ALLGATHER] = {"allgather", ag_words, "push, doubling"},
-    [PLD_RULE_ALLREDUCE] = {"allreduce", ar_words, "mesh, rs_ag, rabenseifner"},
-    [PLD_RULE_ALL_TO_ALL] = {"all_to_all", a2a_words, "push, bruck"},
-    [PLD_RULE_SYNC] = {"sync", sync_words, "full, dissemination, tree"},
-};
+static const pld__setting_word colls[] = {
+    {"broadcast", PLD_RULE_BROADCAST}, {"allgather", PLD_RULE_ALLGATHER},
+    {"allreduce", PLD_RULE_ALLREDUCE}, {"all_to_all", PLD_RULE_ALL_TO_ALL},
+    {"sync", PLD_RULE_SYNC},           {NULL, 0}};
+static const pld__setting_word *const choices[PLD_RULE_NCOLL] = {[PLD_RULE_BROADCAST] = bcast_words,
+                                                                 [PLD_RULE_ALLGATHER] = ag_words,
+                                                                 [PLD_RULE_ALLREDUCE] = ar_words,
+                                                                 [PLD_RULE_ALL_TO_ALL] = a2a_words,
+                                                                 [PLD_RULE_SYNC] = sync_words};
+
+/* The entry of `word` in a table, or NULL. */
+static const pld__setting_word *find(const pld__setting_word *t, const char *word)
+{
+    for (; t->word; t++)
+        if (!strcmp(t->word, word))
+            return t;
+    return NULL;
+}
+
+/* A table's words, "a, b, c", for messages. */
+static const char *listed(const pld__setting_word *t, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const pld__setting_word *w = t; w->word && used < n; w++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", w == t ? "" : ", ", w->word);
+    return buf;
+}
 
 /* Where a failed read is described: the caller's buffer. */
 typedef struct reader {
@@ -157,15 +172,12 @@ static int rule_line(reader *rd, char *line, pld__rules *out)
         return 0;
     if (n != 4)
         return fail(rd, "%d words; a rule is 'collective ranks bytes choice'", n);
-    int coll = -1;
-    for (int i = 0; i < PLD_RULE_NCOLL; i++)
-        if (!strcmp(w[0], colls[i].name))
-            coll = i;
-    if (coll < 0)
-        return fail(rd,
-                    "unknown collective '%s'; the collectives are broadcast, allgather, "
-                    "allreduce, all_to_all, sync",
-                    w[0]);
+    char names[128];
+    const pld__setting_word *cw = find(colls, w[0]);
+    if (!cw)
+        return fail(rd, "unknown collective '%s'; the collectives are %s", w[0],
+                    listed(colls, names, sizeof names));
+    int coll = (int)cw->value;
     pld__rule r = {.coll = coll, .line = rd->line};
     uint64_t lo, hi;
     if (range(rd, "ranks", w[1], 0, INT32_MAX, &lo, &hi) != 0)
@@ -176,13 +188,11 @@ static int rule_line(reader *rd, char *line, pld__rules *out)
         return fail(rd, "bytes '%s': a sync rule holds for every call, its bytes are *", w[2]);
     if (range(rd, "bytes", w[2], 1, UINT64_MAX, &r.min_bytes, &r.max_bytes) != 0)
         return -1;
-    const choice_word *cw = colls[coll].choices;
-    for (; cw->name && strcmp(cw->name, w[3]); cw++)
-        ;
-    if (!cw->name)
-        return fail(rd, "'%s' is no %s choice; the choices are %s", w[3], colls[coll].name,
-                    colls[coll].listed);
-    r.choice = cw->value;
+    const pld__setting_word *pick = find(choices[coll], w[3]);
+    if (!pick)
+        return fail(rd, "'%s' is no %s choice; the choices are %s", w[3], w[0],
+                    listed(choices[coll], names, sizeof names));
+    r.choice = (int32_t)pick->value;
     if (out->n >= PLD__RULES_MAX)
         return fail(rd, "more than %d rules", PLD__RULES_MAX);
     out->r[out->n++] = r;

@@ -115,7 +115,6 @@ static void k_each(pld_ctx *c, void *p)
             KCHECK(c, g[src * CHUNK_N + j] == (float)(src * 100 + me * 10 + j),
                    "all_to_all: rank %d from %d [%lld] = %g", me, src, (long long)j,
                    (double)g[src * CHUNK_N + j]);
-    pld_barrier(c, a->sig);
 }
 
 static void windows(pld_world *w, rule_args *a)
