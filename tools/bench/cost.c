@@ -571,15 +571,15 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
     case BENCH_ALLGATHER:
         return mode == BENCH_MODE_INPLACE
                    ? "inplace: (P-1)/P*N to peers, no self copy, 1 round, in P-1 puts (push) or in "
-                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever the "
-                     "cost model predicts faster"
+                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever a "
+                     "PLD_RULES rule names, else the cost model predicts faster"
                : mode == BENCH_MODE_DOUBLING
                    ? "doubling: (P-1)/P*N to peers in ceil(log2 P) puts, N/P self; a chain of "
                      "ceil(log2 P) flags, then 1 round"
                : mode == BENCH_MODE_AUTO
                    ? "auto: (P-1)/P*N to peers, N/P self, 1 round, in P-1 puts (push) or in "
-                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever the "
-                     "cost model predicts faster"
+                     "ceil(log2 P) puts with a chain of as many flags (doubling), whichever a "
+                     "PLD_RULES rule names, else the cost model predicts faster"
                    : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL:
         return mode == BENCH_MODE_BRUCK
@@ -590,7 +590,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of the push ((P-1)/P*N to peers, N/P self; 1 round) and "
                      "bruck (B chunks of N/P to peers, B + P self, B about (P/2) log2 P; a "
-                     "chain of 2 ceil(log2 P) flags, then 1 round) the cost model predicts fastest"
+                     "chain of 2 ceil(log2 P) flags, then 1 round) a PLD_RULES rule names, else "
+                     "the cost model predicts fastest"
                    : "(P-1)/P*N to peers, N/P self; 1 round";
     case BENCH_ALL_TO_ALL_V:
         return "(P-1)*M*S*elt to peers (full M-row blocks whatever the counts), M*S*elt self; "
@@ -612,8 +613,8 @@ const char *bench_card_formula(bench_coll c, bench_mode mode, int one_round)
                : mode == BENCH_MODE_AUTO
                    ? "auto: whichever of the mesh ((P-1)*N from peers, 1 + chunks rounds), rs_ag "
                      "(about 2(P-1)/P*N from peers, 3 rounds) and rabenseifner (about "
-                     "2(Q-1)/Q*N in a chain of 2 log2 Q steps, 1 round) the cost model "
-                     "predicts fastest"
+                     "2(Q-1)/Q*N in a chain of 2 log2 Q steps, 1 round) a PLD_RULES rule names, "
+                     "else the cost model predicts fastest"
                    : "(P-1)*N from peers; 1 + chunks rounds (UB-sized chunks)";
     default:
         return "?";
