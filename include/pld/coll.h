@@ -69,7 +69,8 @@ PLD_API void pld_broadcast(pld_ctx *c, pld_dtensor data, pld_dtensor signal, int
 typedef enum pld_broadcast_mode {
     PLD_BCAST_AUTO = 0,    /**< what pld_broadcast does: one round through pld's own
                                inboxes when the data fits pld_world_ll_bytes, else
-                               PLD_BCAST_PULL */
+                               PLD_BCAST_PULL, or the binomial tree where a
+                               PLD_RULES rule (pld_world_rule) names it */
     PLD_BCAST_PULL = 1,    /**< every non-root pulls the whole data from the root,
                                between two credit rounds (ready, read done) */
     PLD_BCAST_BINOMIAL = 2 /**< down a binomial tree between the same two rounds: a
@@ -92,7 +93,8 @@ PLD_API void pld_allgather(pld_ctx *c, pld_tensor local, pld_dtensor target, pld
 typedef enum pld_allgather_mode {
     PLD_AG_AUTO = 0,    /**< what pld_allgather does: one round through pld's own
                             inboxes when a row fits pld_world_ll_bytes, else
-                            PLD_AG_PUSH or PLD_AG_DOUBLING, whichever the cost
+                            PLD_AG_PUSH or PLD_AG_DOUBLING, whichever a PLD_RULES
+                            rule names (pld_world_rule), else the one the cost
                             model (pld/tune.h) predicts faster */
     PLD_AG_PUSH = 1,    /**< every rank puts its row into every rank's target, then
                             one credit round: P-1 puts per rank */
@@ -126,9 +128,10 @@ typedef enum pld_allreduce_mode {
        with PLD_ERR_ARG as it always did */
     PLD_AUTO = 16,        /**< pld chooses: one round through its own inboxes when the data fits
                               pld_world_ll_bytes (PLD_LL_BYTES), else the mesh, PLD_RS_AG or
-                              PLD_RABENSEIFNER, whichever the cost model (pld/tune.h) predicts
-                              fastest with the parameters measured on this machine; signal
-                              [P,1] */
+                              PLD_RABENSEIFNER, whichever a PLD_RULES rule names
+                              (pld_world_rule), else the one the cost model (pld/tune.h)
+                              predicts fastest with the parameters measured on this machine;
+                              signal [P,1] */
     PLD_RS_AG = 17,       /**< reduce-scatter then allgather, both as a mesh: each rank reduces
                              its 1/P segment from every peer, then pulls the other segments
                              from their owners (about 2(P-1)/P of the data read, 3 rounds);
@@ -166,8 +169,9 @@ PLD_API void pld_all_to_all(pld_ctx *c, pld_tensor input, pld_dtensor target, pl
 typedef enum pld_all_to_all_mode {
     PLD_A2A_AUTO = 0, /**< what pld_all_to_all does: one round through pld's own
                           inboxes when a chunk fits pld_world_ll_bytes, else
-                          PLD_A2A_BRUCK or PLD_A2A_PUSH, whichever the cost model
-                          (pld/tune.h) predicts faster */
+                          PLD_A2A_BRUCK or PLD_A2A_PUSH, whichever a PLD_RULES
+                          rule names (pld_world_rule), else the one the cost
+                          model (pld/tune.h) predicts faster */
     PLD_A2A_PUSH = 1, /**< every rank puts each chunk straight into its
                           destination's target, then one credit round: P-1 puts
                           per rank */

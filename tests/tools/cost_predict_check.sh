@@ -29,6 +29,9 @@
 #     hand at P = 5; with COSTLY_TRANSFERS auto picks doubling at P = 8
 #     and 12 whatever the row size (the bytes are the same), in place too,
 #     and the counters of measured calls equal the card of the pick.
+#  7. under PLD_RULES the pick line names the rule, the --predict table
+#     marks the rule's pick (not the faster prediction) and the counters
+#     equal its card, for every collective auto chooses for.
 set -u
 pld=$1
 cheap=$2
@@ -175,6 +178,32 @@ PLD_TUNE_FILE=$costly "$pld" bench allgather -d 0-11 -b 8 -e 4M -f 8 -n 1 -w 0 -
     >"$tmp/out" 2>&1 || die "costly transfers, pld bench allgather P=12: exit status $?"
 grep -q '^# total #wrong: 0, cost card = byte counters: yes' "$tmp/out" ||
     die "costly transfers, pld bench allgather P=12: $(grep 'total #wrong' "$tmp/out")"
+
+# 7. PLD_RULES: each rule picks what the parameters above would not
+cat >"$tmp/rules.txt" <<'RULES'
+pld_rules 1
+allgather  8 * doubling
+allreduce  8 * rabenseifner
+all_to_all 8 * bruck
+broadcast  8 * binomial
+RULES
+for call in "allgather doubling" "allreduce rabenseifner" "all_to_all bruck" \
+    "broadcast binomial"; do
+    set -- $call
+    PLD_RULES="$tmp/rules.txt" "$pld" cost "$1" -d 0-7 -s 1M --predict --measure \
+        >"$tmp/out" 2>&1 || die "rules, $1: exit status $?"
+    grep -q "^# auto's pick: $2 (rule $tmp/rules.txt:[0-9]*; " "$tmp/out" ||
+        die "rules, $1: the pick line does not name the rule: $(grep "pick" "$tmp/out")"
+    grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
+        die "rules, $1: counters differ from $2's card"
+    if [ "$1" != broadcast ]; then
+        grep -q "^ $2 (auto.s pick) .*<- this call$" "$tmp/out" ||
+            die "rules, $1: --predict does not mark $2: $(grep "this call" "$tmp/out")"
+    fi
+done
+"$pld" cost broadcast -d 0-7 -s 1M >"$tmp/out" 2>&1
+grep -q "^# auto's pick: pull (no PLD_RULES rule" "$tmp/out" ||
+    die "broadcast without rules: $(grep "pick" "$tmp/out")"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

@@ -162,6 +162,14 @@ bench_mode bench_allgather_pick(const pld_tune *tune, int p, size_t row_bytes)
     return m == PLD_AG_DOUBLING ? BENCH_MODE_DOUBLING : BENCH_MODE_PUSH;
 }
 
+pld_allreduce_mode bench_allreduce_pick(const pld_tune *tune, int p, size_t bytes, size_t elt,
+                                        size_t ub_bytes)
+{
+    int rule = rule_choice(PLD_RULE_ALLREDUCE, p, bytes);
+    return rule >= 0 ? (pld_allreduce_mode)rule
+                     : pld_tune_allreduce_auto(tune, p, bytes, elt, ub_bytes, NULL);
+}
+
 int bench_chain(bench_coll c, bench_mode mode, int p, int one_round)
 {
     if ((c == BENCH_BROADCAST && mode == BENCH_MODE_BINOMIAL && !one_round) ||
@@ -353,11 +361,8 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         break;
     case BENCH_ALLREDUCE: {
         /* auto above the one-round size: the cost model's pick */
-        int rule = mode == BENCH_MODE_AUTO ? rule_choice(PLD_RULE_ALLREDUCE, p, n) : -1;
-        pld_allreduce_mode pick = rule >= 0 ? (pld_allreduce_mode)rule
-                                  : mode == BENCH_MODE_AUTO
-                                      ? pld_tune_allreduce_auto(tune, p, n, elt, ub_bytes, NULL)
-                                      : PLD_MESH;
+        pld_allreduce_mode pick =
+            mode == BENCH_MODE_AUTO ? bench_allreduce_pick(tune, p, n, elt, ub_bytes) : PLD_MESH;
         if (mode == BENCH_MODE_RING) {
             /* reduce-scatter pulls every segment but mine, allgather every
              * segment but my right neighbour's */

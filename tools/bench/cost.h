@@ -123,13 +123,19 @@ int64_t bench_bruck_step_chunks(int p, int k);
  * that make a world. Without one, the cost model's choice. */
 void bench_card_rules(const pld_world *w);
 /* The all-to-all algorithm PLD_A2A_AUTO takes above the one-round size
- * for chunks of chunk_bytes on p ranks (pld_tune_all_to_all_auto, the
- * library's own choice): BENCH_MODE_PUSH or BENCH_MODE_BRUCK. */
+ * for chunks of chunk_bytes on p ranks (the rule of bench_card_rules'
+ * world, else pld_tune_all_to_all_auto: the library's own choice):
+ * BENCH_MODE_PUSH or BENCH_MODE_BRUCK. */
 bench_mode bench_all_to_all_pick(const pld_tune *tune, int p, size_t chunk_bytes);
 /* The allgather algorithm PLD_AG_AUTO takes above the one-round size for
- * rows of row_bytes on p ranks (pld_tune_allgather_auto, the library's own
- * choice): BENCH_MODE_PUSH or BENCH_MODE_DOUBLING. */
+ * rows of row_bytes on p ranks (a rule, else pld_tune_allgather_auto):
+ * BENCH_MODE_PUSH or BENCH_MODE_DOUBLING. */
 bench_mode bench_allgather_pick(const pld_tune *tune, int p, size_t row_bytes);
+/* The allreduce algorithm PLD_AUTO takes above the one-round size for
+ * `bytes` of elt-byte elements on p ranks (a rule, else
+ * pld_tune_allreduce_auto): PLD_MESH, PLD_RS_AG or PLD_RABENSEIFNER. */
+pld_allreduce_mode bench_allreduce_pick(const pld_tune *tune, int p, size_t bytes, size_t elt,
+                                        size_t ub_bytes);
 /* The chain of one-partner waits an algorithm adds to its rounds: the
  * binomial broadcast's levels (not on the one-round path) and the doubling
  * allgather's steps, ceil(log2 p); the Rabenseifner allreduce's 2 log2 Q

@@ -183,14 +183,15 @@ static void predict_line(const char *name, int taken, bench_coll c, bench_mode m
 
 /* --predict for all_to_all: the one-round path, then the push and Bruck's
  * algorithm at the times pld_tune_all_to_all_auto predicts (its transfers
- * included, which the cards do not count), so that the pick marked here is
- * the one the library makes. */
+ * included, which the cards do not count); the pick marked is the one the
+ * library makes (a PLD_RULES rule's, else the faster prediction). */
 static void predict_all_to_all(bench_mode mode, int p, const bench_shape *sh, size_t esz, size_t ub,
                                int one, int has_ll, const pld_tune *t, bench_card *cards)
 {
     double us[PLD_TUNE_ALL_TO_ALL_PREDICTIONS];
     size_t chunk = (size_t)sh->cols * esz;
-    int bruck = pld_tune_all_to_all_auto(t, p, chunk, us) == PLD_A2A_BRUCK;
+    pld_tune_all_to_all_auto(t, p, chunk, us);
+    int bruck = bench_all_to_all_pick(t, p, chunk) == BENCH_MODE_BRUCK; /* a rule's, or us[]'s */
     int autom = mode == BENCH_MODE_AUTO, picked = autom && !one;
     bench_coll c = BENCH_ALL_TO_ALL;
     if (has_ll)
@@ -206,14 +207,16 @@ static void predict_all_to_all(bench_mode mode, int p, const bench_shape *sh, si
 
 /* --predict for allgather: the one-round path, then the push and recursive
  * doubling at the times pld_tune_allgather_auto predicts (their transfers
- * included), so that the pick marked here is the one the library makes.
+ * included); the pick marked is the one the library makes (a rule's, else
+ * the faster prediction).
  * The in-place form chooses as auto does; its rows show its own card (no
  * self copy) beside the same predictions. */
 static void predict_allgather(bench_mode mode, int p, const bench_shape *sh, size_t esz, size_t ub,
                               int one, int has_ll, const pld_tune *t, bench_card *cards)
 {
     double us[PLD_TUNE_ALLGATHER_PREDICTIONS];
-    int dbl = pld_tune_allgather_auto(t, p, (size_t)sh->cols * esz, us) == PLD_AG_DOUBLING;
+    pld_tune_allgather_auto(t, p, (size_t)sh->cols * esz, us);
+    int dbl = bench_allgather_pick(t, p, (size_t)sh->cols * esz) == BENCH_MODE_DOUBLING;
     int inplace = mode == BENCH_MODE_INPLACE;
     int autom = mode == BENCH_MODE_AUTO || inplace, picked = autom && !one;
     bench_coll c = BENCH_ALLGATHER;
@@ -263,7 +266,7 @@ static void predict(bench_coll c, bench_mode mode, int p, int root, const bench_
         predict_line("credit rounds", !one, c, mode, p, root, sh, esz, ub, 0, t, cards, -1);
         return;
     }
-    pld_allreduce_mode pick = pld_tune_allreduce_auto(t, p, (size_t)sh->bytes, esz, ub, NULL);
+    pld_allreduce_mode pick = bench_allreduce_pick(t, p, (size_t)sh->bytes, esz, ub);
     int autom = mode == BENCH_MODE_AUTO;
     if (has_ll)
         predict_line("one round (auto)", autom && one, c, BENCH_MODE_AUTO, p, root, sh, esz, ub, 1,
@@ -461,21 +464,71 @@ usage:
     return CLI_EXIT_USAGE;
 }
 
-/* all_to_all and allgather auto above the one-round size: the algorithm
- * the library takes (pld_tune_all_to_all_auto, pld_tune_allgather_auto
- * with the world's parameters), whose card the table shows. */
-static void pick_line(bench_coll c, const pld_tune *t, int p, size_t row)
+/* The name of a rule's choice (pld_world_rule) for collective `rc`. */
+static const char *rule_choice_name(pld_rule_coll rc, int choice)
+{
+    switch (rc) {
+    case PLD_RULE_BROADCAST:
+        return choice == PLD_BCAST_BINOMIAL ? "binomial" : "pull";
+    case PLD_RULE_ALLGATHER:
+        return choice == PLD_AG_DOUBLING ? "doubling" : "push";
+    case PLD_RULE_ALL_TO_ALL:
+        return choice == PLD_A2A_BRUCK ? "bruck" : "push";
+    case PLD_RULE_ALLREDUCE:
+        return choice == PLD_RABENSEIFNER ? "rabenseifner" : choice == PLD_RS_AG ? "rs_ag" : "mesh";
+    default:
+        return "?";
+    }
+}
+
+/* Auto above the one-round size: the algorithm the library takes, whose
+ * card the table shows -- a PLD_RULES rule's (pld_world_rule), else the
+ * cost model's (pld_tune_*_auto with the world's parameters; the
+ * broadcast's auto pulls). */
+static void pick_line(const pld_world *w, bench_coll c, const pld_tune *t, int p,
+                      const bench_shape *sh, size_t esz, size_t ub)
 {
     _Static_assert(PLD_TUNE_ALL_TO_ALL_PREDICTIONS == 2 && PLD_TUNE_ALLGATHER_PREDICTIONS == 2,
                    "the push's prediction, then the other algorithm's");
+    size_t row = (size_t)sh->cols * esz, n = (size_t)sh->bytes;
+    pld_rule_coll rc = c == BENCH_BROADCAST    ? PLD_RULE_BROADCAST
+                       : c == BENCH_ALLGATHER  ? PLD_RULE_ALLGATHER
+                       : c == BENCH_ALL_TO_ALL ? PLD_RULE_ALL_TO_ALL
+                                               : PLD_RULE_ALLREDUCE;
+    size_t bytes = rc == PLD_RULE_ALLGATHER || rc == PLD_RULE_ALL_TO_ALL ? row : n;
+    const char *unit = rc == PLD_RULE_ALLGATHER    ? " rows"
+                       : rc == PLD_RULE_ALL_TO_ALL ? " chunks"
+                                                   : "";
+    int choice, line = pld_world_rule(w, rc, p, bytes, &choice);
+    if (line) {
+        const char *path = "?";
+        pld_world_rules(w, &path);
+        printf("# auto's pick: %s (rule %s:%d; %zu B%s, %d ranks): the card below is its\n",
+               rule_choice_name(rc, choice), path, line, bytes, unit, p);
+        return;
+    }
+    if (rc == PLD_RULE_BROADCAST) {
+        printf("# auto's pick: pull (no PLD_RULES rule names the binomial tree for %zu B, %d "
+               "ranks): the card below is its\n",
+               bytes, p);
+        return;
+    }
+    if (rc == PLD_RULE_ALLREDUCE) {
+        double us[PLD_TUNE_ALLREDUCE_PREDICTIONS];
+        pld_allreduce_mode m = pld_tune_allreduce_auto(t, p, n, esz, ub, us);
+        int k = m == PLD_RABENSEIFNER ? 3 : m == PLD_RS_AG ? 2 : 0;
+        printf("# auto's pick: %s (predicted %.2f us; mesh %.2f us, rs_ag %.2f us, rabenseifner "
+               "%.2f us; %zu B): the card below is its\n",
+               rule_choice_name(rc, m), us[k], us[0], us[2], us[3], n);
+        return;
+    }
     double us[2];
     int other = c == BENCH_ALL_TO_ALL ? pld_tune_all_to_all_auto(t, p, row, us) == PLD_A2A_BRUCK
                                       : pld_tune_allgather_auto(t, p, row, us) == PLD_AG_DOUBLING;
     const char *name = c == BENCH_ALL_TO_ALL ? "bruck" : "doubling";
-    printf("# auto's pick: %s (predicted %.2f us; push %.2f us, %s %.2f us; %zu B %s): "
+    printf("# auto's pick: %s (predicted %.2f us; push %.2f us, %s %.2f us; %zu B%s): "
            "the card below is its\n",
-           other ? name : "push", us[other], us[0], name, us[1], row,
-           c == BENCH_ALL_TO_ALL ? "chunks" : "rows");
+           other ? name : "push", us[other], us[0], name, us[1], row, unit);
 }
 
 int cost_main(int argc, char **argv)
@@ -521,9 +574,10 @@ int cost_main(int argc, char **argv)
     printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
     pld_tune tune;
     pld_world_tune(w, &tune);
-    if ((o.coll == BENCH_ALL_TO_ALL || o.coll == BENCH_ALLGATHER) &&
-        (mode == BENCH_MODE_AUTO || mode == BENCH_MODE_INPLACE) && !one)
-        pick_line(o.coll, &tune, p, (size_t)sh.cols * esz);
+    if (!one &&
+        (mode == BENCH_MODE_AUTO || (o.coll == BENCH_ALLGATHER && mode == BENCH_MODE_INPLACE) ||
+         (o.coll == BENCH_BROADCAST && mode == BENCH_MODE_PULL)))
+        pick_line(w, o.coll, &tune, p, &sh, esz, lim.ub_bytes);
 
     bench_card *cards = calloc((size_t)p, sizeof *cards);
     if (!cards) {
