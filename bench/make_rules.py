@@ -193,9 +193,12 @@ def main():
     if min(ranks) < 2:
         sys.exit("make_rules: --ranks: a group to choose for has 2 ranks or more")
 
+    scratch = None  # the runs' CSV files, removed at exit unless --keep
     src = args.from_csv
     if not src:
-        src = args.keep or tempfile.mkdtemp(prefix="pld_rules_")
+        if not args.keep:
+            scratch = tempfile.TemporaryDirectory(prefix="pld_rules_")
+        src = args.keep or scratch.name
         os.makedirs(src, exist_ok=True)
         for p in ranks:
             for coll in colls:
