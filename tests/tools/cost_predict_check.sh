@@ -31,7 +31,8 @@
 #     and the counters of measured calls equal the card of the pick.
 #  7. under PLD_RULES the pick line names the rule, the --predict table
 #     marks the rule's pick (not the faster prediction) and the counters
-#     equal its card, for every collective auto chooses for.
+#     equal its card, for every collective auto chooses for; the rounds
+#     line names the sync rule, and not under PLD_SYNC set to a form.
 set -u
 pld=$1
 cheap=$2
@@ -186,6 +187,7 @@ allgather  8 * doubling
 allreduce  8 * rabenseifner
 all_to_all 8 * bruck
 broadcast  8 * binomial
+sync       8 * dissemination
 RULES
 for call in "allgather doubling" "allreduce rabenseifner" "all_to_all bruck" \
     "broadcast binomial"; do
@@ -204,6 +206,15 @@ done
 "$pld" cost broadcast -d 0-7 -s 1M >"$tmp/out" 2>&1
 grep -q "^# auto's pick: pull (no PLD_RULES rule" "$tmp/out" ||
     die "broadcast without rules: $(grep "pick" "$tmp/out")"
+# the rounds' form: the rule's, named; PLD_SYNC set to a form keeps it
+PLD_RULES="$tmp/rules.txt" "$pld" cost barrier -d 0-7 --measure >"$tmp/out" 2>&1
+grep -q "^# rounds: dissemination, 3 hops, 24 notifies a round over 8 ranks; rule $tmp/rules.txt:6$" \
+    "$tmp/out" || die "rules, barrier: $(grep "rounds:" "$tmp/out")"
+grep -q ' agrees' "$tmp/out" && ! grep -q DIFFERS "$tmp/out" ||
+    die "rules, barrier: counters differ from dissemination's card"
+PLD_RULES="$tmp/rules.txt" PLD_SYNC=tree "$pld" cost barrier -d 0-7 >"$tmp/out" 2>&1
+grep -q "^# rounds: tree (.*ranks$" "$tmp/out" ||
+    die "rules under PLD_SYNC=tree, barrier: $(grep "rounds:" "$tmp/out")"
 
 [ "$fail" = 0 ] && echo "cost_predict_check: OK"
 exit "$fail"

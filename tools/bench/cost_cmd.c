@@ -531,6 +531,27 @@ static void pick_line(const pld_world *w, bench_coll c, const pld_tune *t, int p
            other ? name : "push", us[other], us[0], name, us[1], row, unit);
 }
 
+/* The synchronisation form of the call's credit rounds (pld_world_sync),
+ * and the PLD_RULES rule that chose it, if one did (PLD_SYNC set to a form
+ * or the cost model chose it otherwise). */
+static void rounds_line(const pld_world *w, int p)
+{
+    pld_sync_info si;
+    if (p < 2 || pld_world_sync(w, p, 0, &si) != PLD_OK)
+        return;
+    char why[160] = "";
+    const char *path = "?";
+    int choice, line = pld_world_rule(w, PLD_RULE_SYNC, p, 0, &choice);
+    if (line && choice == (int)si.form && pld_world_rules(w, &path))
+        snprintf(why, sizeof why, "; rule %s:%d", path, line);
+    char kids[48] = "";
+    if (si.form == PLD_SYNC_TREE)
+        snprintf(kids, sizeof kids, " (%d children per rank)", si.fanout);
+    printf("# rounds: %s%s, %d hop%s, %lld notifies a round over %d ranks%s\n",
+           pld_sync_form_name(si.form), kids, si.hops, si.hops == 1 ? "" : "s", si.group_notifies,
+           p, why);
+}
+
 int cost_main(int argc, char **argv)
 {
     cost_opts o;
@@ -572,6 +593,8 @@ int cost_main(int argc, char **argv)
                "sized for P=%d)\n",
                one ? "one round" : "credit rounds", (unsigned long long)per_peer, ll, p);
     printf("# card: %s\n", bench_card_formula(o.coll, mode, one));
+    if (!one)
+        rounds_line(w, p);
     pld_tune tune;
     pld_world_tune(w, &tune);
     if (!one &&
