@@ -532,8 +532,10 @@ static void pick_line(const pld_world *w, bench_coll c, const pld_tune *t, int p
 }
 
 /* The synchronisation form of the call's credit rounds (pld_world_sync),
- * and the PLD_RULES rule that chose it, if one did (PLD_SYNC set to a form
- * or the cost model chose it otherwise). */
+ * and the PLD_RULES rule that names this form for the group, if one does.
+ * Otherwise PLD_SYNC or the cost model chose it; PLD_SYNC set to a form
+ * outranks the rules, and should it name the rule's form, the rule is
+ * still named. */
 static void rounds_line(const pld_world *w, int p)
 {
     pld_sync_info si;
