@@ -11,8 +11,14 @@ tolerance.
 
     bench/predict_check.py [--pld build/pld] [--ranks 2,4,8] [--repeats 3]
                            [--sizes 4K,64K,1M,16M] [--tolerance 0.3]
+                           [--transport thread|process | --launch "mpirun -np {P}"]
+
+The model's parameters are measured on the thread transport; --transport
+and --launch (which runs pld bench under the launcher, {P} the group size,
+with --transport mpi) show how far they carry to the other transports.
 """
 import argparse
+import shlex
 import statistics
 import subprocess
 import sys
@@ -35,12 +41,16 @@ def predicted(pld, coll, p, size):
     raise RuntimeError(f"no prediction for {coll} P={p} {size}:\n{out}")
 
 
-def measured(pld, coll, p, size, repeats):
+def measured(pld, coll, p, size, repeats, transport, launch):
     times = []
+    cmd = [pld, "bench", coll, "-b", size, "-e", size,
+           "-n", "20" if size_bytes(size) >= 1 << 20 else "200", "-w", "5"]
+    if launch:
+        cmd = shlex.split(launch.format(P=p)) + cmd + ["--transport", "mpi"]
+    else:
+        cmd += ["-d", f"0-{p - 1}", "--transport", transport]
     for _ in range(repeats):
-        out = subprocess.run([pld, "bench", coll, "-d", f"0-{p - 1}", "-b", size, "-e", size,
-                              "-n", "20" if size_bytes(size) >= 1 << 20 else "200", "-w", "5"],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         for line in out.splitlines():
             if line.startswith("#") or not line.strip():
                 continue
@@ -60,6 +70,8 @@ def main():
     ap.add_argument("--colls", default=",".join(COLLS))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--tolerance", type=float, default=0.3)
+    ap.add_argument("--transport", default="thread", choices=["thread", "process"])
+    ap.add_argument("--launch", default="", help='e.g. "mpirun -np {P}": --transport mpi')
     a = ap.parse_args()
     print("| collective | P | size | predicted us | measured us | measured / predicted |")
     print("|---|---:|---:|---:|---:|---:|")
@@ -68,7 +80,8 @@ def main():
         for p in (int(x) for x in a.ranks.split(",")):
             for size in (["0"] if coll == "barrier" else a.sizes.split(",")):
                 pred = predicted(a.pld, coll, p, size if size != "0" else "8")
-                meas = measured(a.pld, coll, p, size if size != "0" else "8", a.repeats)
+                meas = measured(a.pld, coll, p, size if size != "0" else "8", a.repeats,
+                                a.transport, a.launch)
                 ratio = meas / pred if pred > 0 else float("inf")
                 ok = abs(ratio - 1) <= a.tolerance
                 inside += ok

@@ -42,7 +42,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 die() { echo "FAIL: $*"; fail=1; }
 cat >"$tmp/tune.txt" <<'TUNE'
-pld_tune 3
+pld_tune 4
 cpus 2
 round_us 1
 peer_us 0

@@ -83,18 +83,18 @@ static void expect_bad_file(const char *text, const char *words)
 Test(tune, a_file_pld_did_not_write_is_refused_by_line)
 {
     expect_bad_file("hello\n", "line 1: not a pld_tune file");
-    expect_bad_file("pld_tune 3\n" GOOD_BODY, "a key is missing ('measured')");
-    expect_bad_file("pld_tune 3\n" GOOD_BODY "measured 1\ncolour blue\n",
+    expect_bad_file("pld_tune 4\n" GOOD_BODY, "a key is missing ('measured')");
+    expect_bad_file("pld_tune 4\n" GOOD_BODY "measured 1\ncolour blue\n",
                     "line 12: unknown key ('colour')");
-    expect_bad_file("pld_tune 3\n" GOOD_BODY "measured 1\ncpus 3\n", "line 12: key given twice");
-    expect_bad_file("pld_tune 3\ncpus two\n", "line 2: not a finite non-negative number ('two')");
-    expect_bad_file("pld_tune 3\nround_us -1\n", "line 2: not a finite non-negative number");
-    expect_bad_file("pld_tune 3\nround_us nan\n", "not a finite non-negative number ('nan')");
-    expect_bad_file("pld_tune 3\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
-    expect_bad_file("pld_tune 3\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
-    expect_bad_file("pld_tune 3\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
-    expect_bad_file("pld_tune 3\ncpus 1.5\n", "line 2: cpus is not a whole number");
-    expect_bad_file("pld_tune 3\nmeasured 2\n", "line 2: measured is 0 or 1");
+    expect_bad_file("pld_tune 4\n" GOOD_BODY "measured 1\ncpus 3\n", "line 12: key given twice");
+    expect_bad_file("pld_tune 4\ncpus two\n", "line 2: not a finite non-negative number ('two')");
+    expect_bad_file("pld_tune 4\nround_us -1\n", "line 2: not a finite non-negative number");
+    expect_bad_file("pld_tune 4\nround_us nan\n", "not a finite non-negative number ('nan')");
+    expect_bad_file("pld_tune 4\nws_bytes 1 2\n", "line 2: too few values ('ws_bytes')");
+    expect_bad_file("pld_tune 4\ncopy_ns 1 2 3 4\n", "line 2: too many values ('copy_ns')");
+    expect_bad_file("pld_tune 4\nws_bytes 4 2 8\n", "line 2: working sets must be positive");
+    expect_bad_file("pld_tune 4\ncpus 1.5\n", "line 2: cpus is not a whole number");
+    expect_bad_file("pld_tune 4\nmeasured 2\n", "line 2: measured is 0 or 1");
 }
 
 /* Another pld's format: PLD_ERR_UNSUPPORTED for the reader, and a world
@@ -105,7 +105,7 @@ Test(tune, another_format_is_measured_again, .timeout = 60)
     write_text(path, "pld_tune 1\ncpus 2\n");
     pld_tune t;
     cr_expect_eq(pld_tune_load(path, &t), PLD_ERR_UNSUPPORTED);
-    TU_EXPECT_CONTAINS(pld_last_error(), "is of format 1; this pld reads format 3");
+    TU_EXPECT_CONTAINS(pld_last_error(), "is of format 1; this pld reads format 4");
     setenv("PLD_TUNE_FILE", path, 1);
     pld_world *w = tu_world("0,1");
     pld_world_finalize(w);
@@ -165,7 +165,7 @@ Test(tune, the_first_world_measures_and_writes_the_file, .timeout = 60)
 Test(tune, a_world_refuses_a_bad_parameter_file)
 {
     const char *path = temp_path("tune.txt");
-    write_text(path, "pld_tune 3\ncpus 0\n");
+    write_text(path, "pld_tune 4\ncpus 0\n");
     setenv("PLD_TUNE_FILE", path, 1);
     pld_config cfg = {.transport = getenv("PLD_TEST_TRANSPORT")};
     pld_world *w = NULL;
