@@ -30,8 +30,12 @@ broken measurement.
                         [--keep DIR | --from-csv DIR] [-o FILE]
 
 --launch runs every measurement under a launcher ({P}: the group size)
-with --transport mpi; --keep keeps the CSV of every run in DIR, and
---from-csv reads such a directory again instead of measuring.
+with --transport mpi. The sync candidates are set through PLD_SYNC, and
+PLD_RULES is unset, in the script's environment: a launcher that starts
+processes on other nodes must pass them on (Open MPI: -x PLD_SYNC), or
+world init refuses the run (the processes disagree on PLD_SYNC). --keep
+keeps the CSV of every run in DIR, and --from-csv reads such a directory
+again instead of measuring.
 """
 import argparse
 import csv
