@@ -332,13 +332,13 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.self = mode == BENCH_MODE_INPLACE ? 0 : row;
         k.rounds = 1;
         /* recursive doubling moves the same rows, with a flag per step;
-         * auto and the in-place form above the one-round size: the cost
-         * model's pick */
+         * auto and the in-place form above the one-round size: a rule's
+         * pick, else the cost model's */
         k.doubling = mode == BENCH_MODE_DOUBLING ||
                      ((mode == BENCH_MODE_AUTO || mode == BENCH_MODE_INPLACE) &&
                       bench_allgather_pick(tune, p, (size_t)row) == BENCH_MODE_DOUBLING);
         break;
-    case BENCH_ALL_TO_ALL: /* auto above the one-round size: the cost model's pick */
+    case BENCH_ALL_TO_ALL: /* auto above the one-round size: a rule's pick, else the model's */
         if (mode == BENCH_MODE_BRUCK ||
             (mode == BENCH_MODE_AUTO &&
              bench_all_to_all_pick(tune, p, (size_t)row) == BENCH_MODE_BRUCK)) {
@@ -360,7 +360,7 @@ static void card_credit(bench_coll c, bench_mode mode, int p, int rank, int root
         k.rounds = 2;
         break;
     case BENCH_ALLREDUCE: {
-        /* auto above the one-round size: the cost model's pick */
+        /* auto above the one-round size: a rule's pick, else the model's */
         pld_allreduce_mode pick =
             mode == BENCH_MODE_AUTO ? bench_allreduce_pick(tune, p, n, elt, ub_bytes) : PLD_MESH;
         if (mode == BENCH_MODE_RING) {
