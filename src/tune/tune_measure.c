@@ -206,9 +206,9 @@ pld_status pld__tune_measure_by(pld_tune *out, int thorough, pld__tune_runner ru
             st = run(PLD__TM_REDUCE_SCATTER, p, cols, reps, &rs[i]);
     }
     double round = 0;
-    int bad = -1;
     for (int attempt = 1; st == PLD_OK; attempt++) {
-        if ((bad = pld__tune_rounds_misfit(&t, p, ag, bc, rs, &round)) < 0)
+        int bad = pld__tune_rounds_misfit(&t, p, ag, bc, rs, &round);
+        if (bad < 0)
             break;
         if (attempt == ROUNDS_ATTEMPTS) {
             pld__settings_defaults_only(0);
